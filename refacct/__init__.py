@@ -1,0 +1,19 @@
+"""refacct: a reference accountant for differential privacy.
+
+Exact (rational) and verified arbitrary-precision hockey-stick divergences
+H_alpha(P || Q), delta(eps) and eps(delta) for pairs of output distributions and their
+compositions; the ground truth fast accountants are checked against.
+"""
+from .distributions import Continuous, Discrete, Gaussian, Laplace, Mixture, mixture
+from .hockey import delta, epsilon, hockey_stick
+from .pairs import Composition, Pair, PublicMixture
+from .result import DeltaResult, EpsilonResult
+
+__all__ = [
+    "Continuous", "Discrete", "Gaussian", "Laplace", "Mixture", "mixture",
+    "Pair", "Composition", "PublicMixture",
+    "hockey_stick", "delta", "epsilon",
+    "DeltaResult", "EpsilonResult",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,340 @@
+"""Exact engine for discrete pairs (../shared/NUMERICS.md, "Discrete pairs, exactly").
+
+The privacy-loss distribution (PLD, 001 Definition 5) of a discrete pair is kept as atoms,
+one per distinct likelihood ratio r = p(x)/q(x) (r = inf where q = 0, r = 0 where p = 0),
+each carrying its exact P-mass and Q-mass as integers over two common denominators.
+Composition multiplies ratios and masses; k-fold self-composition uses the multinomial
+expansion over count vectors (binary randomized response: k + 1 atoms) or, when there are
+too many count vectors, repeated squaring.  Ratios are keyed by their exponent vectors over
+the primes of the one-step ratios, so equal ratios merge without any gcd.
+
+For any alpha >= 0 (001 Definition 3),
+
+    H_alpha(P || Q) = sum_{r > alpha} (p_r - alpha q_r) = A(alpha) - alpha B(alpha),
+
+with A, B exact rationals constant between consecutive ratios, so
+eps(delta) = ln((A - delta) / B) on the right interval, in closed form.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+from fractions import Fraction
+from functools import cached_property
+from math import comb, lcm
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from mpmath import mp
+from sympy import factorint
+
+from ..distributions import Discrete
+from ..exact import count_vectors, to_mpf
+
+__all__ = ["PLD", "pld_of_pair", "compose", "mix", "ratio_exceeds_exp"]
+
+ZERO, INFINITE = "zero", "inf"  # keys of the atoms with p = 0 and with q = 0
+
+
+class PLD:
+    """Atoms (P_j, Q_j): integer numerators over the denominators (dp, dq), sorted by
+    strictly decreasing ratio r_j = (P_j / dp) / (Q_j / dq)."""
+
+    __slots__ = ("atoms", "dp", "dq", "__dict__")
+
+    def __init__(self, atoms: List[Tuple[int, int]], dp: int, dq: int) -> None:
+        self.atoms, self.dp, self.dq = tuple(atoms), dp, dq
+
+    # --- exact queries -----------------------------------------------------------
+    def ratio(self, j: int):
+        """Exact ratio of atom j: a Fraction, or ``mp.inf`` where q = 0."""
+        p, q = self.atoms[j]
+        return mp.inf if not q else Fraction(p * self.dq, q * self.dp)
+
+    def ratio_mpf(self, j: int):
+        p, q = self.atoms[j]
+        return mp.inf if not q else mp.mpf(p * self.dq) / (q * self.dp)
+
+    def _above(self, j: int, alpha: Fraction) -> bool:
+        p, q = self.atoms[j]
+        return p * self.dq * alpha.denominator > alpha.numerator * q * self.dp
+
+    def count_above(self, alpha: Fraction) -> int:
+        """Number of atoms with ratio > alpha (rational alpha >= 0), exactly."""
+        lo, hi = 0, len(self.atoms)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._above(mid, alpha):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def count_above_exp(self, eps: Fraction) -> int:
+        """Number of atoms with ratio > e^eps (rational eps), decided exactly."""
+        lo, hi = 0, len(self.atoms)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if ratio_exceeds_exp(self.atoms[mid], self.dp, self.dq, eps):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    @cached_property
+    def cumulative(self) -> Tuple[List[int], List[int]]:
+        """Integer numerators of A_j, B_j: P- and Q-mass of the j atoms with the largest
+        ratios (j = 0..n)."""
+        a, b = [0], [0]
+        for p, q in self.atoms:
+            a.append(a[-1] + p)
+            b.append(b[-1] + q)
+        return a, b
+
+    def form(self, j: int) -> Tuple[Fraction, Fraction]:
+        """(A_j, B_j) as exact rationals."""
+        a, b = self.cumulative
+        return Fraction(a[j], self.dp), Fraction(b[j], self.dq)
+
+    def exact_form(self, alpha: Optional[Fraction] = None, eps: Optional[Fraction] = None):
+        """(A, B) with H_alpha = A - alpha B, for rational alpha or alpha = e^eps."""
+        return self.form(self.count_above(alpha) if eps is None else self.count_above_exp(eps))
+
+    def mass_at_infinity(self) -> Fraction:
+        """P-mass where q = 0: the limit of delta(eps) as eps -> infinity."""
+        return self.form(self.count_above_infinite())[0]
+
+    def count_above_infinite(self) -> int:
+        return sum(1 for _, q in self.atoms if not q)
+
+    def epsilon_form(self, delta: Fraction):
+        """Smallest eps >= 0 with delta(eps) <= delta, in closed form.
+
+        Returns ``("zero", None)``, ``("inf", None)``, ``("log", r)`` meaning eps = ln r for
+        an exact ratio r, or ``("closed", (A, B))`` meaning eps = ln((A - delta) / B).
+        delta(eps) is non-increasing; at the knot ln r_j it equals A_j - r_j B_j, which is
+        non-decreasing in j, so the knot interval is found by exact bisection.
+        """
+        j0 = self.count_above(Fraction(1))
+        a_0, b_0 = self.form(j0)
+        if a_0 - b_0 <= delta:
+            return "zero", None
+        s = self.count_above_infinite()
+        if delta < self.mass_at_infinity():
+            return "inf", None
+        # knots j = s .. j0-1 (ratios > 1, eps decreasing with j); find the first j whose
+        # knot value exceeds delta.
+        lo, hi = s, j0
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._knot_value(mid) > delta:
+                hi = mid
+            else:
+                lo = mid + 1
+        if lo > s and self._knot_value(lo - 1) == delta:
+            return "log", self.ratio(lo - 1)
+        return "closed", self.form(lo)
+
+    def _knot_value(self, j: int) -> Fraction:
+        """delta(ln r_j) = A_j - r_j B_j."""
+        a, b = self.form(j)
+        return a - self.ratio(j) * b
+
+
+def ratio_exceeds_exp(atom: Tuple[int, int], dp: int, dq: int, eps: Fraction) -> bool:
+    """Is the ratio of ``atom`` > e^eps?  Exact: ln r is transcendental for rational r != 1
+    (Lindemann), so evaluating at increasing precision always decides; r = 1, r = 0, q = 0
+    and eps = 0 are decided exactly."""
+    p, q = atom
+    if not q:
+        return True
+    if not p:
+        return False
+    num, den = p * dq, q * dp
+    if eps == 0 or num == den:
+        return num > den if eps == 0 else eps < 0
+    dps = 30
+    while True:
+        with mp.workdps(dps):
+            diff = mp.log(mp.mpf(num) / den) - to_mpf(eps)
+            if abs(diff) > mp.mpf(10) ** (5 - dps) * (1 + abs(to_mpf(eps))):
+                return diff > 0
+        dps *= 2
+
+
+# --- building PLDs ---------------------------------------------------------------------
+
+def _from_table(table: Dict[object, List[Fraction]]) -> PLD:
+    """PLD from {key: [p, q]} with rational masses (keys only group; order comes from r)."""
+    rows = [(p, q) for p, q in table.values() if p or q]
+    dp = lcm(*(p.denominator for p, _ in rows))
+    dq = lcm(*(q.denominator for _, q in rows))
+    return _sorted_pld({i: [int(p * dp), int(q * dq)] for i, (p, q) in enumerate(rows)}, dp, dq)
+
+
+def _sorted_pld(atoms: Dict[object, List[int]], dp: int, dq: int) -> PLD:
+    """Sort atoms by decreasing ratio P/Q (common denominators cancel in comparisons):
+    a 40-digit key first, then every adjacent pair checked exactly by cross-multiplication
+    (a full exact sort only if a check fails)."""
+    rows = [(p, q) for p, q in atoms.values() if p or q]
+
+    def key(row):
+        p, q = row
+        if not q:
+            return mp.inf
+        return mp.log(mp.mpf(p)) - mp.log(mp.mpf(q)) if p else -mp.inf
+
+    with mp.workdps(40):
+        rows.sort(key=key, reverse=True)
+    if any(a[0] * b[1] <= b[0] * a[1] for a, b in zip(rows, rows[1:])):
+        from functools import cmp_to_key
+
+        rows.sort(key=cmp_to_key(lambda a, b: b[0] * a[1] - a[0] * b[1]))
+    return PLD(rows, dp, dq)
+
+
+def pld_of_pair(P: Discrete, Q: Discrete) -> PLD:
+    """One-step PLD of (P, Q): one atom per distinct ratio p(x)/q(x)."""
+    table: Dict[object, List[Fraction]] = {}
+    for x in set(P.support()) | set(Q.support()):
+        p, q = P.mass_of(x), Q.mass_of(x)
+        r = ZERO if not p else INFINITE if not q else p / q
+        slot = table.setdefault(r, [Fraction(0), Fraction(0)])
+        slot[0] += p
+        slot[1] += q
+    return _from_table(table)
+
+
+def mix(weighted: Iterable[Tuple[Fraction, PLD]]) -> PLD:
+    """PLD of the public mixture sum_r w_r PLD_r (the output reveals r)."""
+    table: Dict[object, List[Fraction]] = {}
+    for w, pld in weighted:
+        for j, (p, q) in enumerate(pld.atoms):
+            r = ZERO if not p else INFINITE if not q else pld.ratio(j)
+            slot = table.setdefault(r, [Fraction(0), Fraction(0)])
+            slot[0] += w * Fraction(p, pld.dp)
+            slot[1] += w * Fraction(q, pld.dq)
+    return _from_table(table)
+
+
+# --- composition in integer arithmetic ---------------------------------------------------
+
+def _exponents(n: int, primes: Tuple[int, ...]) -> Tuple[int, ...]:
+    table = factorint(n)
+    return tuple(table.get(p, 0) for p in primes)
+
+
+class _Factor:
+    """A PLD during composition: {key: [P, Q]} with integer numerators over (dp, dq) and
+    key = exponent vector of the ratio over ``primes`` (or ZERO / INFINITE)."""
+
+    __slots__ = ("atoms", "dp", "dq")
+
+    def __init__(self, atoms: Dict[object, List[int]], dp: int, dq: int) -> None:
+        self.atoms, self.dp, self.dq = atoms, dp, dq
+
+    @staticmethod
+    def of(pld: PLD, primes: Tuple[int, ...]) -> "_Factor":
+        atoms: Dict[object, List[int]] = {}
+        for j, (p, q) in enumerate(pld.atoms):
+            if not p:
+                key = ZERO
+            elif not q:
+                key = INFINITE
+            else:
+                r = pld.ratio(j)
+                num, den = _exponents(r.numerator, primes), _exponents(r.denominator, primes)
+                key = tuple(a - b for a, b in zip(num, den))
+            atoms[key] = [p, q]
+        return _Factor(atoms, pld.dp, pld.dq)
+
+    @staticmethod
+    def _add(atoms: Dict[object, List[int]], p: int, q: int, vector) -> None:
+        if p or q:
+            key = ZERO if not p else INFINITE if not q else vector
+            slot = atoms.setdefault(key, [0, 0])
+            slot[0] += p
+            slot[1] += q
+
+    def compose(self, other: "_Factor") -> "_Factor":
+        atoms: Dict[object, List[int]] = {}
+        for k1, (p1, q1) in self.atoms.items():
+            for k2, (p2, q2) in other.atoms.items():
+                vector = tuple(a + b for a, b in zip(k1, k2)) if (
+                    isinstance(k1, tuple) and isinstance(k2, tuple)) else None
+                self._add(atoms, p1 * p2, q1 * q2, vector)
+        return _Factor(atoms, self.dp * other.dp, self.dq * other.dq)
+
+    def power(self, k: int) -> "_Factor":
+        """k-fold self-composition: multinomial expansion over count vectors when there are
+        few of them (binary randomized response: k + 1), else repeated squaring."""
+        if comb(k + len(self.atoms) - 1, len(self.atoms) - 1) <= _MULTINOMIAL_LIMIT:
+            return self._multinomial_power(k)
+        result, base = None, self
+        while k:
+            if k & 1:
+                result = base if result is None else result.compose(base)
+            k >>= 1
+            if k:
+                base = base.compose(base)
+        return result
+
+    def _multinomial_power(self, k: int) -> "_Factor":
+        """sum over (n_1..n_m), sum n_i = k, of k!/prod n_i! prod (P_i, Q_i)^{n_i}."""
+        items = list(self.atoms.items())
+        width = len(next((key for key, _ in items if isinstance(key, tuple)), ()))
+        ppow = [_powers(p, k) for _, (p, _) in items]
+        qpow = [_powers(q, k) for _, (_, q) in items]
+        rows: Dict[int, List[int]] = {}
+        atoms: Dict[object, List[int]] = {}
+        for counts in count_vectors(k, len(items)):
+            coefficient, left, p, q = 1, k, 1, 1
+            vector = [0] * width
+            for i, n in enumerate(counts):
+                if n:
+                    if n < left:  # C(left, left) = 1 for the last part
+                        if left not in rows:
+                            rows[left] = _binomial_row(left)
+                        coefficient *= rows[left][n]
+                    left -= n
+                    p *= ppow[i][n]
+                    q *= qpow[i][n]
+                    key = items[i][0]
+                    if isinstance(key, tuple):
+                        vector = [a + n * b for a, b in zip(vector, key)]
+            self._add(atoms, coefficient * p, coefficient * q, tuple(vector))
+        return _Factor(atoms, self.dp ** k, self.dq ** k)
+
+
+_MULTINOMIAL_LIMIT = 20000
+
+
+def _binomial_row(n: int) -> List[int]:
+    """[C(n, 0), ..., C(n, n)] by the recurrence C(n, i+1) = C(n, i) (n - i) / (i + 1)."""
+    row = [1]
+    for i in range(n):
+        row.append(row[-1] * (n - i) // (i + 1))
+    return row
+
+
+def _powers(x: int, k: int) -> List[int]:
+    """[x^0, x^1, ..., x^k]."""
+    out = [1]
+    for _ in range(k):
+        out.append(out[-1] * x)
+    return out
+
+
+def compose(factors: Iterable[Tuple[PLD, int]]) -> PLD:
+    """PLD of prod_i (P_i, Q_i)^{n_i} from the one-step PLDs and multiplicities n_i."""
+    factors = list(factors)
+    primes = set()
+    for pld, _ in factors:
+        for j, (p, q) in enumerate(pld.atoms):
+            if p and q:
+                r = pld.ratio(j)
+                primes |= set(factorint(r.numerator)) | set(factorint(r.denominator))
+    primes = tuple(sorted(primes))
+    result = None
+    for pld, n in factors:
+        part = _Factor.of(pld, primes).power(n)
+        result = part if result is None else result.compose(part)
+    return _sorted_pld(result.atoms, result.dp, result.dq)

@@ -1,0 +1,286 @@
+"""One continuous step: H_alpha(P || Q) for Gaussian and Laplace mixtures, in closed form.
+
+H_alpha(P || Q) = sum over the intervals I where p > alpha q of P(I) - alpha Q(I)
+(001 Definition 3), with every crossing of p = alpha q found to working precision and
+every interval mass computed from the tail on its own side (../shared/NUMERICS.md):
+
+* Gaussian mixtures with one common sigma: p(y) - alpha q(y) = phi_sigma(y) * s(y) with
+  s(y) = sum_i c_i exp(mu_i y / sigma^2), c_i = (w_i^P - alpha w_i^Q) exp(-mu_i^2 / 2 sigma^2).
+  By Rolle's theorem, between consecutive critical points of s(y) exp(-lambda_1 y) (the roots
+  of an exponential sum with one term fewer, found recursively) s has at most one root, so
+  every sign change is found; the generalised Descartes rule bounds their number.
+* Laplace mixtures with one common scale b: between consecutive locations,
+  p - alpha q = (A e^{y/b} + B e^{-y/b}) / 2b has at most one root, y = (b/2) ln(-B/A); on the
+  two outer pieces p / q is constant (an atom of the privacy loss).
+
+Other families (different sigmas or scales, Gaussian with Laplace) are rejected.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from typing import List, Optional, Sequence, Tuple
+
+from mpmath import mp
+
+from ..distributions import Continuous, Gaussian, Laplace, numeric
+from ..exact import to_mpf
+
+__all__ = ["OneStep", "onestep", "supports"]
+
+
+def supports(P: Continuous, Q: Continuous) -> Optional[str]:
+    """The closed-form family of the pair ("gaussian" or "laplace"), or None."""
+    comps = [c for _, c in P.components + Q.components]
+    if all(isinstance(c, Gaussian) for c in comps) and len({c.sigma for c in comps}) == 1:
+        return "gaussian"
+    if all(isinstance(c, Laplace) for c in comps) and len({c.scale for c in comps}) == 1:
+        return "laplace"
+    return None
+
+
+def _signed_weights(P: Continuous, Q: Continuous, attr: str):
+    """Distinct locations (sorted) with the exact P- and Q-weights at each."""
+    table = {}
+    for side, dist in ((0, P), (1, Q)):
+        for w, c in dist.components:
+            slot = table.setdefault(getattr(c, attr), [Fraction(0), Fraction(0)])
+            slot[side] += w
+    return sorted(table.items())
+
+
+def _coefficient(wp: Fraction, wq: Fraction, alpha, alpha_exact: Optional[Fraction]):
+    """wp - alpha wq; exactly zero only when alpha is rational and equal to wp / wq."""
+    if alpha_exact is not None and wp == alpha_exact * wq:
+        return None
+    return to_mpf(wp) - alpha * to_mpf(wq)
+
+
+class OneStep:
+    """Closed-form H_alpha(P || Q) for one continuous pair at the working precision in
+    force when it was built (``onestep(P, Q)`` caches one per precision)."""
+
+    def __init__(self, P: Continuous, Q: Continuous) -> None:
+        self.P, self.Q = numeric(P), numeric(Q)
+        self.pair = (P, Q)
+        self.family = supports(P, Q)
+        if self.family is None:
+            raise NotImplementedError(
+                "closed-form crossings need Gaussian mixtures with one common sigma or "
+                "Laplace mixtures with one common scale"
+            )
+        if self.family == "gaussian":
+            s = to_mpf(P.components[0][1].sigma)
+            self.table = [
+                (wp, wq, to_mpf(mu) / s**2, mp.exp(-to_mpf(mu) ** 2 / (2 * s**2)))
+                for mu, (wp, wq) in _signed_weights(P, Q, "mean")
+            ]
+        else:
+            b = to_mpf(P.components[0][1].scale)
+            self.b = b
+            self.table = [
+                (wp, wq, to_mpf(u), mp.exp(to_mpf(u) / b), mp.exp(-to_mpf(u) / b))
+                for u, (wp, wq) in _signed_weights(P, Q, "loc")
+            ]
+
+    # --- crossings -----------------------------------------------------------------
+    def positive_intervals(self, alpha, alpha_exact: Optional[Fraction] = None):
+        """Maximal intervals (a, b) on which p > alpha q, as mpf endpoints (+-inf allowed)."""
+        if self.family == "gaussian":
+            return self._gaussian_intervals(alpha, alpha_exact)
+        return self._laplace_intervals(alpha, alpha_exact)
+
+    def _gaussian_intervals(self, alpha, alpha_exact):
+        terms = []
+        for wp, wq, lam, e in self.table:
+            c = _coefficient(wp, wq, alpha, alpha_exact)
+            if c is not None and c != 0:
+                terms.append((c * e, lam))
+        if not terms:
+            return []
+        coeffs = [c for c, _ in terms]
+        lams = [lam for _, lam in terms]
+        roots = exp_sum_roots(coeffs, lams)
+        return _alternating(roots, coeffs[0] > 0)
+
+    def _laplace_intervals(self, alpha, alpha_exact):
+        rows = []
+        for wp, wq, u, eu, emu in self.table:
+            c = _coefficient(wp, wq, alpha, alpha_exact)
+            rows.append((mp.zero if c is None else c, u, eu, emu))
+        n = len(rows)
+        b = self.b
+        points: List = []
+        signs: List[int] = []
+        for j in range(n + 1):
+            # piece (u_j, u_{j+1}) with u_0 = -inf, u_{n+1} = inf (rows are 0-based)
+            left = rows[j - 1][1] if j > 0 else -mp.inf
+            right = rows[j][1] if j < n else mp.inf
+            A = mp.fsum(c * emu for c, _, _, emu in rows[j:])
+            B = mp.fsum(c * eu for c, _, eu, _ in rows[:j])
+            scale = mp.fsum(abs(c) * emu for c, _, _, emu in rows[j:]), mp.fsum(
+                abs(c) * eu for c, _, eu, _ in rows[:j])
+            A = _cleaned(A, scale[0])
+            B = _cleaned(B, scale[1])
+            cuts = [left]
+            if A * B < 0:
+                root = b / 2 * mp.log(-B / A)
+                if left < root < right:
+                    cuts.append(root)
+            cuts.append(right)
+            for a_, b_ in zip(cuts, cuts[1:]):
+                points.append((a_, b_))
+                signs.append(_piece_sign(A, B, a_, b_, b))
+        return _merge(points, signs)
+
+    # --- value -----------------------------------------------------------------------
+    def __call__(self, alpha, alpha_exact: Optional[Fraction] = None):
+        """H_alpha(P || Q) at the working precision (alpha an mpf >= 0)."""
+        if alpha == 0:
+            return mp.one
+        total = mp.zero
+        for a, b in self.positive_intervals(alpha, alpha_exact):
+            total += self.P.mass(a, b) - alpha * self.Q.mass(a, b)
+        return total
+
+    def atoms(self) -> List:
+        """Log-likelihood-ratio values taken on intervals of positive length (Laplace outer
+        pieces, and interior pieces where p and q are proportional); [] for Gaussians."""
+        if self.family == "gaussian":
+            return []
+        n = len(self.table)
+        out = []
+        for j in range(n + 1):
+            ap = mp.fsum(to_mpf(wp) * emu for wp, _, _, _, emu in self.table[j:])
+            aq = mp.fsum(to_mpf(wq) * emu for _, wq, _, _, emu in self.table[j:])
+            bp = mp.fsum(to_mpf(wp) * eu for wp, _, _, eu, _ in self.table[:j])
+            bq = mp.fsum(to_mpf(wq) * eu for _, wq, _, eu, _ in self.table[:j])
+            det = ap * bq - aq * bp
+            if j in (0, n) or abs(det) <= mp.eps * 2**8 * (abs(ap * bq) + abs(aq * bp)):
+                num, den = (ap, aq) if ap or aq else (bp, bq)
+                if num > 0 and den > 0:
+                    out.append(mp.log(num / den))
+        return out
+
+
+def _cleaned(value, scale):
+    """Treat a coefficient that is zero to working precision as exactly zero (p and q
+    proportional on that piece: it contributes p - alpha q = 0 either way)."""
+    return mp.zero if abs(value) <= scale * mp.eps * 2**8 else value
+
+
+def _piece_sign(A, B, a, b, scale) -> int:
+    if not A and not B:
+        return 0
+    if a == -mp.inf:
+        return 1 if A > 0 else -1 if A < 0 else (1 if B > 0 else -1)
+    if b == mp.inf:
+        return 1 if B > 0 else -1 if B < 0 else (1 if A > 0 else -1)
+    t = (a + b) / 2
+    value = A * mp.exp(t / scale) + B * mp.exp(-t / scale)
+    return 1 if value > 0 else -1 if value < 0 else 0
+
+
+def _merge(pieces, signs):
+    out: List[Tuple] = []
+    for (a, b), s in zip(pieces, signs):
+        if s > 0:
+            if out and out[-1][1] == a:
+                out[-1] = (out[-1][0], b)
+            else:
+                out.append((a, b))
+    return out
+
+
+def _alternating(roots: Sequence, positive_at_minus_inf: bool):
+    """Intervals of positivity of a function with the given sign changes."""
+    edges = [-mp.inf] + list(roots) + [mp.inf]
+    out = []
+    positive = positive_at_minus_inf
+    for a, b in zip(edges, edges[1:]):
+        if positive:
+            out.append((a, b))
+        positive = not positive
+    return out
+
+
+def exp_sum_roots(c: Sequence, lam: Sequence) -> List:
+    """The sign-changing real roots of s(y) = sum_i c_i exp(lam_i y) (lam strictly
+    increasing, c_i != 0), sorted.
+
+    g(y) = s(y) exp(-lam_0 y) has derivative sum_{i>=1} c_i (lam_i - lam_0) exp((lam_i - lam_0) y),
+    an exponential sum with one term fewer; between its sign changes g is monotone, so each
+    such interval holds at most one root, bracketed and solved by bisection-secant."""
+    m = len(c)
+    if m < 2:
+        return []
+    if m == 2:
+        if (c[0] > 0) == (c[1] > 0):
+            return []
+        return [mp.log(-c[0] / c[1]) / (lam[1] - lam[0])]
+    shifts = [l - lam[0] for l in lam[1:]]
+    critical = exp_sum_roots([ci * d for ci, d in zip(c[1:], shifts)], shifts)
+
+    def g(y):
+        return c[0] + mp.fsum(ci * mp.exp(d * y) for ci, d in zip(c[1:], shifts))
+
+    edges = [-mp.inf] + critical + [mp.inf]
+    limits = {-mp.inf: 1 if c[0] > 0 else -1, mp.inf: 1 if c[-1] > 0 else -1}
+    step = 1 / (lam[-1] - lam[0])
+    roots = []
+    for a, b in zip(edges, edges[1:]):
+        sa = limits[a] if a in limits else mp.sign(g(a))
+        sb = limits[b] if b in limits else mp.sign(g(b))
+        if sa * sb >= 0:
+            continue
+        lo = a if a != -mp.inf else _outward(g, b, -step, sa)
+        hi = b if b != mp.inf else _outward(g, a, step, sb)
+        roots.append(_bracketed_root(g, lo, hi))
+    return roots
+
+
+def _outward(g, start, step, sign):
+    """A point beyond ``start`` (in the direction of ``step``) where g has ``sign``."""
+    y = (start if start not in (mp.inf, -mp.inf) else mp.zero) + step
+    while mp.sign(g(y)) != sign:
+        step *= 2
+        y += step
+    return y
+
+
+def _bracketed_root(g, lo, hi):
+    """Root of g in [lo, hi] (g(lo), g(hi) of opposite signs): Illinois false position,
+    with bisection fallback, to working precision."""
+    flo, fhi = g(lo), g(hi)
+    tol = mp.eps * 4
+    side = 0
+    for _ in range(20 * mp.prec):
+        if abs(hi - lo) <= tol * max(1, abs(lo), abs(hi)):
+            break
+        mid = (lo * fhi - hi * flo) / (fhi - flo)
+        if not lo < mid < hi:
+            mid = (lo + hi) / 2
+        fmid = g(mid)
+        if fmid == 0:
+            return mid
+        if (fmid > 0) == (flo > 0):
+            lo, flo = mid, fmid
+            if side == -1:
+                fhi /= 2
+            side = -1
+        else:
+            hi, fhi = mid, fmid
+            if side == 1:
+                flo /= 2
+            side = 1
+    return (lo + hi) / 2
+
+
+@lru_cache(maxsize=256)
+def _cached(P: Continuous, Q: Continuous, prec: int) -> OneStep:
+    return OneStep(P, Q)
+
+
+def onestep(P: Continuous, Q: Continuous) -> OneStep:
+    """The ``OneStep`` evaluator of (P, Q) at the current working precision (cached)."""
+    return _cached(P, Q, mp.prec)

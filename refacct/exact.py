@@ -1,0 +1,98 @@
+"""Exact parameters and local precision.
+
+Every parameter that enters refacct is turned into an exact :class:`fractions.Fraction`
+(``int``, ``Fraction``, ``decimal.Decimal``, strings such as ``"3/4"`` or ``"1e-3"``,
+and binary floats / ``mpf`` values taken at their exact binary value).  Nothing is ever
+rounded to float64 on the way in.  Precision for mpmath is always set locally with
+``mp.workdps``; this module never changes ``mp.dps`` globally.
+"""
+from __future__ import annotations
+
+import decimal
+import math
+from fractions import Fraction
+from numbers import Rational
+from typing import Union
+
+import mpmath
+from mpmath import mp
+
+Exact = Union[int, Fraction, str, decimal.Decimal, float]
+
+__all__ = ["Exact", "rational", "positive", "probability", "to_mpf", "sum_exactly", "count_vectors"]
+
+
+def rational(value: object, name: str) -> Fraction:
+    """Return ``value`` as an exact ``Fraction``.
+
+    Accepted: ``int``, ``Fraction`` (any ``numbers.Rational``), ``decimal.Decimal``,
+    ``str`` (``"3/4"``, ``"-0.25"``, ``"1e-3"``), and ``float`` / ``mpmath.mpf``, which are
+    converted at their exact binary value (``0.1`` becomes 3602879701896397/36028797018963968;
+    pass ``"0.1"`` for one tenth).  ``bool``, NaN and infinities are rejected.
+
+    >>> rational("3/4", "p")
+    Fraction(3, 4)
+    >>> rational("1e-3", "q")
+    Fraction(1, 1000)
+    """
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be a number, not a bool")
+    if isinstance(value, Rational):
+        return Fraction(value)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(
+                f"{name} must be a finite rational number such as '3/4' or '1e-3', got {value!r}"
+            ) from None
+    if isinstance(value, (float, decimal.Decimal)):
+        if not math.isfinite(value) if isinstance(value, float) else not value.is_finite():
+            raise ValueError(f"{name} must be finite, got {value!r}")
+        return Fraction(value)
+    if isinstance(value, mpmath.mpf):
+        if not mpmath.isfinite(value):
+            raise ValueError(f"{name} must be finite, got {value!r}")
+        man, exp = value.man_exp
+        return Fraction(man) * Fraction(2) ** exp
+    raise TypeError(
+        f"{name} must be an int, Fraction, Decimal, float or numeric string, "
+        f"got {type(value).__name__}"
+    )
+
+
+def positive(value: object, name: str) -> Fraction:
+    """``rational(value)``, required to be > 0."""
+    result = rational(value, name)
+    if result <= 0:
+        raise ValueError(f"{name} must be > 0, got {result}")
+    return result
+
+
+def probability(value: object, name: str) -> Fraction:
+    """``rational(value)``, required to lie in [0, 1]."""
+    result = rational(value, name)
+    if not 0 <= result <= 1:
+        raise ValueError(f"{name} must lie in [0, 1], got {result}")
+    return result
+
+
+def to_mpf(value: Fraction) -> mpmath.mpf:
+    """``value`` as an mpf correctly rounded at the current working precision."""
+    return mp.mpf(value.numerator) / value.denominator
+
+
+def sum_exactly(values) -> Fraction:
+    """Exact sum of rationals (``sum`` with a ``Fraction`` start)."""
+    return sum(values, Fraction(0))
+
+
+def count_vectors(k: int, parts: int):
+    """All tuples of ``parts`` non-negative ints summing to k (multinomial index set)."""
+    if parts == 1:
+        yield (k,)
+        return
+    for first in range(k, -1, -1):
+        for rest in count_vectors(k - first, parts - 1):
+            yield (first,) + rest

@@ -1,0 +1,353 @@
+"""The public entry points: H_alpha(P || Q), delta(eps) and eps(delta) with error bounds.
+
+001 Definition 3: H_alpha(P || Q) = E_Q[(dP/dQ - alpha)_+] = integral (p - alpha q)_+, for
+alpha in [0, inf); delta(eps) = H_{e^eps} (Definition 4 for a fixed pair); eps(delta) is the
+smallest eps >= 0 with delta(eps) <= delta.
+
+Dispatch (one engine per kind of pair, ``refacct.engines``):
+* every factor discrete: exact PLD (``engines.discrete``); rational alpha gives an exact
+  ``Fraction``, alpha = e^eps the exact form A - e^eps B, eps(delta) = ln((A - delta) / B);
+* one continuous step: closed-form crossings and tail masses (``engines.onestep``);
+* more continuous steps, mixed products, discrete x continuous: nested quadrature
+  (``engines.composed``);
+a ``PublicMixture`` is the weighted sum of its terms.  Continuous values carry the bound
+of ``engines.verify.two_evaluations``.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from typing import List, Optional, Sequence, Union
+
+import mpmath
+from mpmath import mp
+
+from .engines import composed, discrete
+from .engines.onestep import onestep
+from .engines.verify import two_evaluations
+from .exact import rational, to_mpf
+from .pairs import Composition, Pair, PublicMixture, as_public_mixture
+from .result import DeltaResult, EpsilonResult
+
+__all__ = ["hockey_stick", "delta", "epsilon", "PairLike"]
+
+PairLike = Union[Pair, Composition, PublicMixture]
+
+MAX_DIGITS = 1000
+
+
+def _digits(digits: object) -> int:
+    if isinstance(digits, bool) or not isinstance(digits, int):
+        raise TypeError(f"digits must be an int, got {digits!r}")
+    if not 1 <= digits <= MAX_DIGITS:
+        raise ValueError(f"digits must lie in [1, {MAX_DIGITS}], got {digits}")
+    return digits
+
+
+def _mixture(pair: object) -> PublicMixture:
+    """Pairs, compositions, public mixtures, or any object with ``public_mixture()``."""
+    if hasattr(pair, "public_mixture"):
+        pair = pair.public_mixture()
+    return as_public_mixture(pair)
+
+
+def _is_discrete(pm: PublicMixture) -> bool:
+    return all(p.is_discrete for _, comp in pm.terms for p, _ in comp.factors)
+
+
+@lru_cache(maxsize=64)
+def _pld(pm: PublicMixture) -> discrete.PLD:
+    """Exact PLD of an all-discrete public mixture."""
+    parts = [
+        (w, discrete.compose([(discrete.pld_of_pair(p.P, p.Q), n) for p, n in comp.factors]))
+        for w, comp in pm.terms
+    ]
+    return parts[0][1] if len(parts) == 1 else discrete.mix(parts)
+
+
+def _steps(pm: PublicMixture) -> int:
+    return max(comp.steps for _, comp in pm.terms)
+
+
+# --- hockey-stick divergence -------------------------------------------------------------
+
+def hockey_stick(
+    pair: PairLike, alpha: object = None, *, eps: object = None, digits: int = 20
+) -> DeltaResult:
+    """H_alpha(P || Q) = integral (p - alpha q)_+ (001 Definition 3), for alpha >= 0 or
+    alpha = e^eps, to ``digits`` verified significant digits.
+
+    Exactly one of ``alpha`` (a rational >= 0: int, Fraction, "4/3", "1e-3") and ``eps``
+    (a rational) must be given.  Discrete pairs with rational alpha return the exact
+    rational in ``.exact``.
+
+    >>> from refacct import Discrete, Pair
+    >>> P = Discrete({0: "3/4", 1: "1/4"}); Q = Discrete({0: "1/2", 1: "1/2"})
+    >>> hockey_stick(Pair(P, Q) ** 2, alpha="4/3").exact  # 001 App. B.1
+    Fraction(11, 48)
+    """
+    digits = _digits(digits)
+    if (alpha is None) == (eps is None):
+        raise TypeError("give exactly one of alpha and eps")
+    pm = _mixture(pair)
+    if alpha is not None:
+        a = rational(alpha, "alpha")
+        if a < 0:
+            raise ValueError(f"alpha must be >= 0, got {a}")
+        return _delta_one(pm, a, None, digits)
+    return _delta_one(pm, None, rational(eps, "eps"), digits)
+
+
+def delta(pair: PairLike, eps, *, digits: int = 20):
+    """delta(eps) = H_{e^eps}(P || Q) (001 Sec. 2, Definition 4 for one pair), for one eps
+    or a list of them (then a list of results)."""
+    digits = _digits(digits)
+    pm = _mixture(pair)
+    if isinstance(eps, (list, tuple)):
+        return [_delta_one(pm, None, rational(e, "eps"), digits) for e in eps]
+    return _delta_one(pm, None, rational(eps, "eps"), digits)
+
+
+def _alpha_mpf(alpha_exact: Optional[Fraction], eps: Optional[Fraction]):
+    return to_mpf(alpha_exact) if alpha_exact is not None else mp.exp(to_mpf(eps))
+
+
+def _delta_one(pm: PublicMixture, alpha: Optional[Fraction], eps: Optional[Fraction],
+               digits: int) -> DeltaResult:
+    if eps is not None and eps == 0:
+        alpha_exact = Fraction(1)
+    else:
+        alpha_exact = alpha
+    if _is_discrete(pm):
+        return _delta_discrete(pm, alpha, eps, alpha_exact, digits)
+    return _delta_continuous(pm, alpha, eps, alpha_exact, digits)
+
+
+def _delta_discrete(pm, alpha, eps, alpha_exact, digits) -> DeltaResult:
+    pld = _pld(pm)
+    A, B = pld.exact_form(alpha=alpha_exact) if alpha_exact is not None else pld.exact_form(eps=eps)
+    method = f"exact: discrete PLD with {len(pld.atoms)} atoms"
+    if alpha_exact is not None:
+        exact = A - alpha_exact * B
+        with mp.workdps(digits + 10):
+            value = to_mpf(exact)
+            err = abs(value) * mp.mpf(10) ** (-(digits + 9))
+        return DeltaResult(value, err, method, digits, alpha=alpha, eps=eps, exact=exact,
+                           exact_form=(A, B))
+    value, err = _closed_form(lambda: to_mpf(A) - mp.exp(to_mpf(eps)) * to_mpf(B), digits,
+                              scale=A)
+    return DeltaResult(value, err, method + ", A - e^eps B evaluated", digits, alpha=alpha,
+                       eps=eps, exact_form=(A, B))
+
+
+def _closed_form(fn, digits: int, scale: Fraction):
+    """Evaluate a closed form that may cancel (|value| << scale): probe the cancellation,
+    then two evaluations at precisions covering it."""
+    if scale == 0:
+        return mp.zero, mp.zero
+    extra = 0
+    while True:
+        with mp.workdps(digits + 10 + extra):
+            v = fn()
+            lost = 0 if v == 0 else int(mp.log10(abs(to_mpf(scale)) / abs(v))) + 1
+        if v != 0 and lost <= extra:
+            break
+        extra = max(2 * extra, lost, 20)
+        if extra > 200000:
+            raise ArithmeticError("closed form cancels beyond 200000 digits")
+
+    def compute(rule: int):
+        with mp.workdps(mp.dps + extra):
+            return fn()
+
+    value, err, _ = two_evaluations(compute, digits)
+    return value, err
+
+
+def _term_value(comp: Composition, alpha, alpha_exact, rule: int):
+    pairs = comp.pairs()
+    if all(p.is_discrete for p in pairs):
+        A, B = _pld(PublicMixture.of(comp)).exact_form(alpha=alpha_exact) if alpha_exact is not None \
+            else _pld(PublicMixture.of(comp)).exact_form(eps=mpmath.log(alpha))
+        return to_mpf(A) - alpha * to_mpf(B), mp.zero
+    if len(pairs) == 1:
+        return onestep(pairs[0].P, pairs[0].Q)(alpha, alpha_exact), mp.zero
+    return composed.hockey_composed(pairs, alpha, alpha_exact, rule)
+
+
+def _method(pm: PublicMixture) -> str:
+    names = []
+    for _, comp in pm.terms:
+        pairs = comp.pairs()
+        cont = [p for p in pairs if not p.is_discrete]
+        if len(pairs) == 1 and cont:
+            names.append("closed form: one-step crossings and tail masses")
+        elif len(cont) > 1:
+            names.append(f"nested Gauss-Legendre quadrature, {len(cont) - 1} dimension(s)")
+        elif cont:
+            names.append("exact discrete PLD x closed-form continuous step")
+        else:
+            names.append("exact discrete PLD")
+    names = sorted(set(names))
+    return "; ".join(names) + "; error bound from two evaluations (precision, nodes, cuts)"
+
+
+def _delta_continuous(pm, alpha, eps, alpha_exact, digits) -> DeltaResult:
+    if eps is not None and alpha_exact is None:
+        # exact discrete terms need eps itself, not a rounded log(alpha)
+        def term(comp, a, rule):
+            if all(p.is_discrete for p in comp.pairs()):
+                A, B = _pld(PublicMixture.of(comp)).exact_form(eps=eps)
+                return to_mpf(A) - a * to_mpf(B), mp.zero
+            return _term_value(comp, a, None, rule)
+    else:
+        def term(comp, a, rule):
+            return _term_value(comp, a, alpha_exact, rule)
+
+    def compute(rule: int):
+        a = _alpha_mpf(alpha_exact, eps)
+        total, known = mp.zero, mp.zero
+        for w, comp in pm.terms:
+            value, bound = term(comp, a, rule)
+            total += to_mpf(w) * value
+            known += to_mpf(w) * bound
+        return total, known
+
+    value, err, _ = two_evaluations(compute, digits)
+    return DeltaResult(value, err, _method(pm), digits, alpha=alpha, eps=eps)
+
+
+# --- epsilon(delta) ------------------------------------------------------------------------
+
+def epsilon(pair: PairLike, delta, *, digits: int = 20):
+    """The smallest eps >= 0 with delta(eps) <= delta (001 Definition 1 read as a curve), for
+    one delta in [0, 1] or a list of them.  +inf when delta is below lim delta(eps), the
+    P-mass where q = 0."""
+    digits = _digits(digits)
+    pm = _mixture(pair)
+    if isinstance(delta, (list, tuple)):
+        return [_epsilon_one(pm, _delta_target(d), digits) for d in delta]
+    return _epsilon_one(pm, _delta_target(delta), digits)
+
+
+def _delta_target(value: object) -> Fraction:
+    d = rational(value, "delta")
+    if not 0 <= d <= 1:
+        raise ValueError(f"delta must lie in [0, 1], got {d}")
+    return d
+
+
+def _epsilon_one(pm: PublicMixture, target: Fraction, digits: int) -> EpsilonResult:
+    if _is_discrete(pm):
+        return _epsilon_discrete(pm, target, digits)
+    return _epsilon_continuous(pm, target, digits)
+
+
+def _epsilon_discrete(pm, target: Fraction, digits: int) -> EpsilonResult:
+    pld = _pld(pm)
+    kind, data = pld.epsilon_form(target)
+    method = f"exact: discrete PLD with {len(pld.atoms)} atoms"
+    if kind == "zero":
+        return EpsilonResult(mp.zero, mp.zero, method, digits, target)
+    if kind == "inf":
+        return EpsilonResult(mp.inf, mp.zero, method + "; delta below the mass where q = 0",
+                             digits, target)
+    if kind == "log":
+        x = data - 1
+        value, err = _closed_form(lambda: mp.log1p(to_mpf(x)), digits, scale=Fraction(1))
+        return EpsilonResult(value, err, method + f"; eps = ln({data})", digits, target)
+    A, B = data
+    x = (A - target - B) / B  # eps = ln((A - delta)/B) = log1p(x), x exact
+    value, err = _closed_form(lambda: mp.log1p(to_mpf(x)), digits, scale=Fraction(1))
+    return EpsilonResult(value, err, method + "; eps = ln((A - delta) / B)", digits, target,
+                         exact_form=(A, B))
+
+
+def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> EpsilonResult:
+    """Root of delta(eps) = target: bracket, Illinois steps on log delta at 12 digits, secant
+    at full digits, then a verified bracket [eps - tau, eps + tau] in which the bounds on
+    delta(eps -+ tau) straddle the target (delta is non-increasing, 001 Sec. 2)."""
+    method = "root of delta(eps) = delta: secant on log delta, bracket verified with delta's bounds"
+
+    def d(eps, dig):
+        r = _delta_continuous(pm, None, rational(eps, "eps"), None, dig)
+        return r.value, r.abs_error
+
+    with mp.workdps(digits + 10):
+        t = to_mpf(target)
+        v0, e0 = d(mp.zero, 12)
+        if v0 <= t:
+            return EpsilonResult(mp.zero, mp.zero, method + "; delta(0) <= delta", digits, target)
+        top = _max_loss(pm)
+        if target == 0:
+            return EpsilonResult(top, mp.zero, method + "; delta(eps) = 0 from the maximal loss",
+                                 digits, target)
+        lo, hi = mp.zero, mp.one
+        while True:
+            if hi >= top:
+                hi = top
+                break
+            vh, _ = d(hi, 12)
+            if vh <= t:
+                break
+            lo, hi = hi, 2 * hi
+        eps = _illinois(lambda x: _log_gap(d(x, 12)[0], t), lo, hi, mp.mpf(10) ** -10)
+        eps = _secant(lambda x: _log_gap(d(x, digits + 3)[0], t), eps, digits)
+        tau = abs(eps) * mp.mpf(10) ** (-digits) + mp.mpf(10) ** (-(digits + 5))
+        for _ in range(6):
+            below, eb = d(eps - tau, digits + 3)
+            above, ea = d(eps + tau, digits + 3)
+            if below - eb > t and above + ea < t:
+                return EpsilonResult(eps, tau, method, digits, target)
+            tau *= 10
+    raise ArithmeticError(f"could not bracket eps(delta = {target}) to any accuracy")
+
+
+def _max_loss(pm: PublicMixture):
+    """sup of the privacy loss over the mixture (+inf for Gaussian factors)."""
+    return max(composed.max_loss(comp.pairs()) for _, comp in pm.terms)
+
+
+def _log_gap(value, target):
+    return mp.log(value) - mp.log(target) if value > 0 else -mp.inf
+
+
+def _illinois(g, lo, hi, tol):
+    """Root of a decreasing g on [lo, hi] (g(lo) > 0 >= g(hi), g may be -inf)."""
+    glo, ghi = g(lo), g(hi)
+    side = 0
+    while hi - lo > tol * max(1, abs(hi)):
+        if mpmath.isinf(ghi) or mpmath.isinf(glo):
+            mid = (lo + hi) / 2
+        else:
+            mid = (lo * ghi - hi * glo) / (ghi - glo)
+            if not lo < mid < hi:
+                mid = (lo + hi) / 2
+        gm = g(mid)
+        if gm > 0:
+            lo, glo = mid, gm
+            if side == 1:
+                ghi /= 2
+            side = 1
+        else:
+            hi, ghi = mid, gm
+            if side == -1:
+                glo /= 2
+            side = -1
+    return (lo + hi) / 2
+
+
+def _secant(g, x, digits: int):
+    """Secant iterations from x until the step is below 10^-(digits+2) relative."""
+    step = mp.mpf(10) ** -9 * max(1, abs(x))
+    x0, x1 = x, x + step
+    g0, g1 = g(x0), g(x1)
+    for _ in range(30):
+        if g1 == g0 or mpmath.isinf(g1) or mpmath.isinf(g0):
+            break
+        x2 = x1 - g1 * (x1 - x0) / (g1 - g0)
+        x0, g0, x1 = x1, g1, x2
+        g1 = g(x1)
+        if abs(x1 - x0) <= mp.mpf(10) ** (-(digits + 2)) * max(abs(x1), mp.mpf(10) ** -5):
+            break
+    return x1

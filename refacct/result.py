@@ -1,0 +1,104 @@
+"""Result types: every number refacct returns carries an absolute error bound and the
+method that produced it.
+
+``DeltaResult``    H_alpha(P || Q) (delta(eps) when alpha = e^eps);
+``EpsilonResult``  the smallest eps >= 0 with delta(eps) <= delta.
+
+``abs_error`` is a bound on |value - truth| obtained from a second, independent evaluation
+(or 0 for exact rationals); ``verified_digits`` is the number of significant digits that
+bound guarantees.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Optional, Tuple
+
+import mpmath
+from mpmath import mp
+
+__all__ = ["DeltaResult", "EpsilonResult", "verified_digits", "format_mpf"]
+
+
+def verified_digits(value, abs_error) -> Optional[int]:
+    """Significant digits guaranteed by ``abs_error``: floor(-log10(abs_error / |value|)).
+
+    ``None`` means unlimited (an exact value); 0 when the bound exceeds the value."""
+    if abs_error == 0:
+        return None
+    if value == 0 or mpmath.isinf(value):
+        return 0
+    with mp.workdps(20):
+        return max(0, int(mp.floor(-mp.log10(mp.mpf(abs_error) / abs(value)))))
+
+
+def format_mpf(value, digits: int) -> str:
+    """Decimal string of ``value`` with ``digits`` significant digits ('inf' for +inf)."""
+    if isinstance(value, Fraction):
+        with mp.workdps(digits + 10):
+            value = mp.mpf(value.numerator) / value.denominator
+    if mpmath.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    with mp.workdps(digits + 10):
+        return mp.nstr(value, digits, min_fixed=-4, max_fixed=8)
+
+
+@dataclass(frozen=True)
+class DeltaResult:
+    """H_alpha(P || Q) with its error bound.
+
+    ``alpha`` is the exact rational alpha when given, ``eps`` the exact rational eps when
+    alpha = e^eps.  ``exact`` is the exact rational value when there is one (discrete pairs,
+    rational alpha); ``exact_form`` = (A, B) means value = A - alpha * B exactly.
+    """
+
+    value: mpmath.mpf
+    abs_error: mpmath.mpf
+    method: str
+    digits: int
+    alpha: Optional[Fraction] = None
+    eps: Optional[Fraction] = None
+    exact: Optional[Fraction] = None
+    exact_form: Optional[Tuple[Fraction, Fraction]] = None
+    notes: Tuple[str, ...] = field(default=())
+
+    @property
+    def verified_digits(self) -> Optional[int]:
+        return verified_digits(self.value, self.abs_error)
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __str__(self) -> str:
+        if self.exact is not None:
+            return str(self.exact)
+        return f"{format_mpf(self.value, self.digits)} (± {format_mpf(self.abs_error, 3)})"
+
+
+@dataclass(frozen=True)
+class EpsilonResult:
+    """The smallest eps >= 0 with delta(eps) <= delta_target, with its error bound.
+
+    ``value`` is +inf when delta_target is below lim_{eps -> inf} delta(eps) (the
+    P-mass where q = 0).  ``exact_form`` = (A, B) means eps = ln((A - delta_target) / B).
+    """
+
+    value: mpmath.mpf
+    abs_error: mpmath.mpf
+    method: str
+    digits: int
+    delta_target: Fraction
+    exact_form: Optional[Tuple[Fraction, Fraction]] = None
+    notes: Tuple[str, ...] = field(default=())
+
+    @property
+    def verified_digits(self) -> Optional[int]:
+        return verified_digits(self.value, self.abs_error)
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __str__(self) -> str:
+        if mpmath.isinf(self.value):
+            return "inf"
+        return f"{format_mpf(self.value, self.digits)} (± {format_mpf(self.abs_error, 3)})"
