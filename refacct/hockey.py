@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from typing import List, Optional, Sequence, Union
+from typing import Optional, Union
 
 import mpmath
 from mpmath import mp
@@ -164,11 +164,13 @@ def _closed_form(fn, digits: int, scale: Fraction):
     return value, err
 
 
-def _term_value(comp: Composition, alpha, alpha_exact, rule: int):
+def _term_value(comp: Composition, alpha, alpha_exact: Optional[Fraction],
+                eps: Optional[Fraction], rule: int):
+    """(H_alpha of one composition, known bound) at the working precision."""
     pairs = comp.pairs()
     if all(p.is_discrete for p in pairs):
-        A, B = _pld(PublicMixture.of(comp)).exact_form(alpha=alpha_exact) if alpha_exact is not None \
-            else _pld(PublicMixture.of(comp)).exact_form(eps=mpmath.log(alpha))
+        pld = _pld(PublicMixture.of(comp))
+        A, B = pld.exact_form(alpha=alpha_exact) if alpha_exact is not None else pld.exact_form(eps=eps)
         return to_mpf(A) - alpha * to_mpf(B), mp.zero
     if len(pairs) == 1:
         return onestep(pairs[0].P, pairs[0].Q)(alpha, alpha_exact), mp.zero
@@ -193,22 +195,11 @@ def _method(pm: PublicMixture) -> str:
 
 
 def _delta_continuous(pm, alpha, eps, alpha_exact, digits) -> DeltaResult:
-    if eps is not None and alpha_exact is None:
-        # exact discrete terms need eps itself, not a rounded log(alpha)
-        def term(comp, a, rule):
-            if all(p.is_discrete for p in comp.pairs()):
-                A, B = _pld(PublicMixture.of(comp)).exact_form(eps=eps)
-                return to_mpf(A) - a * to_mpf(B), mp.zero
-            return _term_value(comp, a, None, rule)
-    else:
-        def term(comp, a, rule):
-            return _term_value(comp, a, alpha_exact, rule)
-
     def compute(rule: int):
         a = _alpha_mpf(alpha_exact, eps)
         total, known = mp.zero, mp.zero
         for w, comp in pm.terms:
-            value, bound = term(comp, a, rule)
+            value, bound = _term_value(comp, a, alpha_exact, eps, rule)
             total += to_mpf(w) * value
             known += to_mpf(w) * bound
         return total, known
@@ -275,7 +266,7 @@ def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> Eps
 
     with mp.workdps(digits + 10):
         t = to_mpf(target)
-        v0, e0 = d(mp.zero, 12)
+        v0, _ = d(mp.zero, 10)
         if v0 <= t:
             return EpsilonResult(mp.zero, mp.zero, method + "; delta(0) <= delta", digits, target)
         top = _max_loss(pm)
@@ -287,13 +278,13 @@ def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> Eps
             if hi >= top:
                 hi = top
                 break
-            vh, _ = d(hi, 12)
+            vh, _ = d(hi, 10)
             if vh <= t:
                 break
             lo, hi = hi, 2 * hi
-        eps = _illinois(lambda x: _log_gap(d(x, 12)[0], t), lo, hi, mp.mpf(10) ** -10)
+        eps = _illinois(lambda x: _log_gap(d(x, 10)[0], t), lo, hi, mp.mpf(10) ** -8)
         eps = _secant(lambda x: _log_gap(d(x, digits + 3)[0], t), eps, digits)
-        tau = abs(eps) * mp.mpf(10) ** (-digits) + mp.mpf(10) ** (-(digits + 5))
+        tau = abs(eps) * mp.mpf(10) ** (-(digits + 1)) + mp.mpf(10) ** (-(digits + 5))
         for _ in range(6):
             below, eb = d(eps - tau, digits + 3)
             above, ea = d(eps + tau, digits + 3)

@@ -12,7 +12,7 @@ Quadrature in y, per level:
 * breakpoints at the kinks of p1 and q1 (Laplace locations) and at the y where the inner
   H kinks, i.e. where alpha q1(y)/p1(y) = e^a for an atom a of the inner privacy loss
   (sums of the Laplace factors' atoms);
-* a scan on a grid of half the noise scale locates where the integrand lives and how far
+* a scan on a lattice of one feature width (noise scale) locates where the integrand lives and how far
   out to go: the range stops where the outer tail mass P1(|Y| > R), a rigorous bound on
   the dropped part (inner H <= 1), is below 10^-(dps + 10) of the peak mass; the bound of
   the outermost level is reported in the error;
@@ -46,7 +46,7 @@ def hockey_composed(pairs: Sequence[Pair], alpha, alpha_exact: Optional[Fraction
     disc = [p for p in pairs if p.is_discrete]
     cont = [p for p in pairs if not p.is_discrete]
     if not disc:
-        return _continuous(cont, alpha, alpha_exact, rule, outermost=True)
+        return _continuous(cont, alpha, alpha_exact, rule, mp.dps)
     pld = discrete.compose([(discrete.pld_of_pair(p.P, p.Q), 1) for p in disc])
     total, bound = mp.zero, mp.zero
     for j, (p, q) in enumerate(pld.atoms):
@@ -58,21 +58,16 @@ def hockey_composed(pairs: Sequence[Pair], alpha, alpha_exact: Optional[Fraction
             continue
         r = pld.ratio(j)
         beta_exact = alpha_exact / r if alpha_exact is not None else None
-        value, err = _continuous(cont, alpha / to_mpf(r), beta_exact, rule, outermost=True)
+        value, err = _continuous(cont, alpha / to_mpf(r), beta_exact, rule, mp.dps)
         total += weight * value
         bound += weight * err
     return total, bound
 
 
 def max_loss(pairs: Sequence[Pair]):
-    """sup of the privacy loss of the product (+inf unless every factor is Laplace-type)."""
-    total = mp.zero
-    for pair in pairs:
-        atoms = onestep(pair.P, pair.Q).atoms()
-        if not atoms:
-            return mp.inf
-        total += max(atoms)
-    return total
+    """sup of the privacy loss of the product: the sum of the factors' sups (+inf unless
+    every factor is Laplace-type)."""
+    return mp.fsum(onestep(p.P, p.Q).loss_sup() for p in pairs)
 
 
 def inner_atoms(pairs: Sequence[Pair]) -> List:
@@ -84,8 +79,12 @@ def inner_atoms(pairs: Sequence[Pair]) -> List:
     return sorted({mp.fsum(choice) for choice in product(*per_factor)})
 
 
-def _continuous(pairs: Sequence[Pair], beta, beta_exact, rule: int, outermost: bool = False):
-    """(H_beta of the continuous product, truncation bound)."""
+SCAN_DIGITS = 6  # relative digits of the integrand values used to place pieces and nodes
+
+
+def _continuous(pairs: Sequence[Pair], beta, beta_exact, rule: int, digits: int):
+    """(H_beta of the continuous product, truncation bound), to ``digits`` relative digits
+    (<= the working precision)."""
     if beta == 0:
         return mp.one, mp.zero
     if len(pairs) == 1:
@@ -94,21 +93,24 @@ def _continuous(pairs: Sequence[Pair], beta, beta_exact, rule: int, outermost: b
         return mp.zero, mp.zero
     outer, rest = pairs[0], pairs[1:]
 
-    def inner(b):
-        return _continuous(rest, b, None, rule)[0]
+    def inner(b, d):
+        with mp.workdps(min(mp.dps, d + 6)):
+            return _continuous(rest, b, None, rule, d)[0]
 
-    return _integrate(outer, inner, beta, inner_atoms(rest), rule)
+    return _integrate(outer, inner, beta, inner_atoms(rest), rule, digits)
 
 
-def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, rule: int):
-    """integral p1(y) inner(beta q1(y)/p1(y)) dy and its truncation bound."""
+def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, rule: int, digits: int):
+    """integral p1(y) inner(beta q1(y)/p1(y)) dy to ``digits`` relative digits, and the
+    truncation bound.  Pieces whose integrand is 10^-d below the peak are integrated (and
+    their inner values computed) to d digits fewer."""
     P1, Q1 = numeric(outer.P), numeric(outer.Q)
 
-    def F(y):
+    def F(y, d):
         p = P1.pdf(y)
         if p == 0:
             return mp.zero
-        return p * inner(beta * Q1.pdf(y) / p)
+        return p * inner(beta * Q1.pdf(y) / p, d)
 
     breaks = {to_mpf(k) for k in outer.P.kinks() + outer.Q.kinks()}
     one = onestep(outer.P, outer.Q)
@@ -116,29 +118,27 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, rule: int):
         for lo, hi in one.positive_intervals(beta * mp.exp(-a)):
             breaks.update(x for x in (lo, hi) if mp.isfinite(x))
     h = _grid_step(outer)
-    grid, values = _scan(outer, P1, F, h, breaks)
+    lattice, grid, values = _scan(outer, P1, lambda y: F(y, SCAN_DIGITS), h, breaks, digits)
     peak = max(values)
-    lo, hi = grid[0], grid[-1]
+    lo, hi = lattice[0], lattice[-1]
     truncation = P1.mass(-mp.inf, lo) + P1.mass(hi, mp.inf)
     if peak == 0:
         return mp.zero, truncation
-    cuts = sorted({lo, hi} | {b for b in breaks if lo < b < hi} | set(grid[2 * rule::4]))
+    cuts = sorted({lo, hi} | {b for b in breaks if lo < b < hi} | set(lattice[rule::2]))
     total = mp.zero
     for a, b in zip(cuts, cuts[1:]):
-        if b <= a:
+        local = max((v for y, v in zip(grid, values) if a - h <= y <= b + h), default=peak)
+        if b <= a or local == 0:
             continue
-        local = max(v for y, v in zip(grid, values) if a - h <= y <= b + h)
-        if local == 0:
-            continue
-        digits = min(mp.dps, mp.dps - int(mp.log10(peak / local))) + 3
-        if digits <= 0:
-            continue
-        total += _gauss_legendre(F, a, b, _nodes_for(max(digits, 6), rule))
+        d = min(digits, digits - int(mp.log10(peak / local))) + 3
+        if d > 0:
+            d = max(d, SCAN_DIGITS)
+            total += _gauss_legendre(lambda y: F(y, d), a, b, _nodes_for(d, rule))
     return total, truncation
 
 
 def _grid_step(outer: Pair):
-    """Half the smallest feature width of the integrand: the noise scale, and for Gaussian
+    """The smallest feature width of the integrand: the noise scale, and for Gaussian
     mixtures also sigma^2 / (spread of the means) (the width of the loss transition)."""
     comps = [c for _, c in outer.P.components + outer.Q.components]
     width = min(c.width for c in comps)
@@ -146,17 +146,18 @@ def _grid_step(outer: Pair):
     spread = max(centres) - min(centres)
     if spread > width:
         width = width * width / spread
-    return to_mpf(width) / 2
+    return to_mpf(width)
 
 
-def _scan(outer: Pair, P1, F: Callable, h, breaks):
-    """F on the grid centre + j h (and at the breakpoints), extended in each direction until
-    the outer tail mass beyond is below 10^-(dps+5) * peak * h and F is decreasing.
-    Returns the sorted points and values."""
+def _scan(outer: Pair, P1, F: Callable, h, breaks, digits: int):
+    """F on the lattice centre + j h (and at the breakpoints), extended in each direction
+    until the outer tail mass beyond is below 10^-(digits+5) * peak * h and F is decreasing.
+    Returns the lattice, all evaluated points (sorted) and their values."""
     centre = mp.fsum(to_mpf(w) * to_mpf(getattr(c, "mean", getattr(c, "loc", 0)))
                      for w, c in outer.P.components)
-    threshold = mp.mpf(10) ** (-(mp.dps + 5))
+    threshold = mp.mpf(10) ** (-(digits + 5))
     points = {centre: F(centre)}
+    lattice = [centre]
     for b in breaks:
         points[b] = F(b)
     peak = max(points.values())
@@ -167,6 +168,7 @@ def _scan(outer: Pair, P1, F: Callable, h, breaks):
             y = centre + j * h
             value = F(y)
             points[y] = value
+            lattice.append(y)
             peak = max(peak, value)
             tail = P1.mass(y, mp.inf) if direction > 0 else P1.mass(-mp.inf, y)
             beyond = all(b < y for b in breaks) if direction > 0 else all(b > y for b in breaks)
@@ -176,7 +178,7 @@ def _scan(outer: Pair, P1, F: Callable, h, breaks):
                 raise ArithmeticError("quadrature range scan did not terminate")
             previous = value
     grid = sorted(points)
-    return grid, [points[y] for y in grid]
+    return sorted(lattice), grid, [points[y] for y in grid]
 
 
 def _nodes_for(digits: int, rule: int) -> int:

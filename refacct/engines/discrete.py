@@ -17,7 +17,6 @@ eps(delta) = ln((A - delta) / B) on the right interval, in closed form.
 """
 from __future__ import annotations
 
-from bisect import bisect_left
 from fractions import Fraction
 from functools import cached_property
 from math import comb, lcm

@@ -163,6 +163,15 @@ class OneStep:
         return out
 
 
+    def loss_sup(self):
+        """sup_y ln(p(y)/q(y)): +inf for Gaussians; for Laplace mixtures the loss is monotone
+        on each piece, so the sup is an atom or the value at a location (a kink)."""
+        if self.family == "gaussian":
+            return mp.inf
+        kinks = [mp.log(self.P.pdf(u) / self.Q.pdf(u)) for _, _, u, _, _ in self.table]
+        return max(self.atoms() + kinks)
+
+
 def _cleaned(value, scale):
     """Treat a coefficient that is zero to working precision as exactly zero (p and q
     proportional on that piece: it contributes p - alpha q = 0 either way)."""
