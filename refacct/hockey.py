@@ -269,10 +269,13 @@ def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> Eps
         v0, _ = d(mp.zero, 10)
         if v0 <= t:
             return EpsilonResult(mp.zero, mp.zero, method + "; delta(0) <= delta", digits, target)
-        top = _max_loss(pm)
-        if target == 0:
-            return EpsilonResult(top, mp.zero, method + "; delta(eps) = 0 from the maximal loss",
+        limit, top = _tail_of_curve(pm)
+        if target < limit:
+            return EpsilonResult(mp.inf, mp.zero, method + "; delta below the mass where q = 0",
                                  digits, target)
+        if target == limit:
+            return EpsilonResult(top, abs(top) * mp.mpf(10) ** (-(digits + 8)), method + "; delta(eps) reaches its limit at the "
+                                 "largest finite privacy loss", digits, target)
         lo, hi = mp.zero, mp.one
         while True:
             if hi >= top:
@@ -294,9 +297,27 @@ def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> Eps
     raise ArithmeticError(f"could not bracket eps(delta = {target}) to any accuracy")
 
 
-def _max_loss(pm: PublicMixture):
-    """sup of the privacy loss over the mixture (+inf for Gaussian factors)."""
-    return max(composed.max_loss(comp.pairs()) for _, comp in pm.terms)
+def _tail_of_curve(pm: PublicMixture):
+    """(lim_{eps->inf} delta(eps), eps from which delta(eps) equals that limit).
+
+    The limit is the P-mass where q = 0: sum_r w_r (1 - prod_i (1 - m_i)), m_i the P-mass
+    where q_i = 0 of discrete factor i (continuous factors have q > 0).  Outcomes with all
+    ratios finite stop contributing once eps exceeds the sum of the factors' largest finite
+    log-ratios (+inf with a Gaussian factor)."""
+    limit, top = Fraction(0), mp.ninf
+    for w, comp in pm.terms:
+        keep, sup = Fraction(1), mp.zero
+        for pair in comp.pairs():
+            if pair.is_discrete:
+                pld = _pld(PublicMixture.of(pair))
+                keep *= 1 - pld.mass_at_infinity()
+                finite = [j for j, (p, q) in enumerate(pld.atoms) if p and q]
+                sup += max((mp.log(pld.ratio_mpf(j)) for j in finite), default=mp.ninf)
+            else:
+                sup += onestep(pair.P, pair.Q).loss_sup()
+        limit += w * (1 - keep)
+        top = max(top, sup)
+    return limit, max(top, mp.zero)
 
 
 def _log_gap(value, target):
