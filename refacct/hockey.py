@@ -23,7 +23,7 @@ import mpmath
 from mpmath import mp
 
 from .engines import composed, discrete
-from .engines.onestep import onestep
+from .engines.onestep import onestep, supports
 from .engines.verify import two_evaluations
 from .exact import rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, as_public_mixture
@@ -190,6 +190,8 @@ def _method(pm: PublicMixture) -> str:
             names.append("exact discrete PLD x closed-form continuous step")
         else:
             names.append("exact discrete PLD")
+        if any(supports(p.P, p.Q) is None for p in cont):
+            names.append("crossings isolated by interval arithmetic (mixed families/scales)")
     names = sorted(set(names))
     return "; ".join(names) + "; error bound from two evaluations (precision, nodes, cuts)"
 

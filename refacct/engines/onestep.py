@@ -13,7 +13,8 @@ every interval mass computed from the tail on its own side (../shared/NUMERICS.m
   p - alpha q = (A e^{y/b} + B e^{-y/b}) / 2b has at most one root, y = (b/2) ln(-B/A); on the
   two outer pieces p / q is constant (an atom of the privacy loss).
 
-Other families (different sigmas or scales, Gaussian with Laplace) are rejected.
+Other families (different sigmas or scales, Gaussian with Laplace) go through the
+interval-arithmetic root isolation of ``engines.crossings``.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from mpmath import mp
 
 from ..distributions import Continuous, Gaussian, Laplace, numeric
 from ..exact import to_mpf
+from .crossings import general_positive_intervals
 
 __all__ = ["OneStep", "onestep", "supports"]
 
@@ -63,13 +65,10 @@ class OneStep:
     def __init__(self, P: Continuous, Q: Continuous) -> None:
         self.P, self.Q = numeric(P), numeric(Q)
         self.pair = (P, Q)
-        self.family = supports(P, Q)
-        if self.family is None:
-            raise NotImplementedError(
-                "closed-form crossings need Gaussian mixtures with one common sigma or "
-                "Laplace mixtures with one common scale"
-            )
-        if self.family == "gaussian":
+        self.family = supports(P, Q) or "general"
+        if self.family == "general":
+            self.table = []
+        elif self.family == "gaussian":
             s = to_mpf(P.components[0][1].sigma)
             self.table = [
                 (wp, wq, to_mpf(mu) / s**2, mp.exp(-to_mpf(mu) ** 2 / (2 * s**2)))
@@ -88,7 +87,9 @@ class OneStep:
         """Maximal intervals (a, b) on which p > alpha q, as mpf endpoints (+-inf allowed)."""
         if self.family == "gaussian":
             return self._gaussian_intervals(alpha, alpha_exact)
-        return self._laplace_intervals(alpha, alpha_exact)
+        if self.family == "laplace":
+            return self._laplace_intervals(alpha, alpha_exact)
+        return general_positive_intervals(self.pair[0], self.pair[1], alpha, alpha_exact)
 
     def _gaussian_intervals(self, alpha, alpha_exact):
         terms = []
@@ -145,7 +146,11 @@ class OneStep:
 
     def atoms(self) -> List:
         """Log-likelihood-ratio values taken on intervals of positive length (Laplace outer
-        pieces, and interior pieces where p and q are proportional); [] for Gaussians."""
+        pieces, and interior pieces where p and q are proportional); [] for Gaussians.
+        Mixed families: [0] if P = Q, else [] (their pieces are never proportional unless
+        the same components appear with proportional weights, which is not detected)."""
+        if self.family == "general":
+            return [mp.zero] if self.pair[0] == self.pair[1] else []
         if self.family == "gaussian":
             return []
         n = len(self.table)
@@ -166,8 +171,8 @@ class OneStep:
     def loss_sup(self):
         """sup_y ln(p(y)/q(y)): +inf for Gaussians; for Laplace mixtures the loss is monotone
         on each piece, so the sup is an atom or the value at a location (a kink)."""
-        if self.family == "gaussian":
-            return mp.inf
+        if self.family != "laplace":
+            return mp.inf  # an upper bound for mixed families
         kinks = [mp.log(self.P.pdf(u) / self.Q.pdf(u)) for _, _, u, _, _ in self.table]
         return max(self.atoms() + kinks)
 
