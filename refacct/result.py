@@ -10,7 +10,7 @@ bound guarantees.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Optional, Tuple
 
@@ -44,52 +44,14 @@ def format_mpf(value, digits: int) -> str:
 
 
 @dataclass(frozen=True)
-class DeltaResult:
-    """H_alpha(P || Q) with its error bound.
-
-    ``alpha`` is the exact rational alpha when given, ``eps`` the exact rational eps when
-    alpha = e^eps.  ``exact`` is the exact rational value when there is one (discrete pairs,
-    rational alpha); ``exact_form`` = (A, B) means value = A - alpha * B exactly.
-    """
+class _Bounded:
+    """A value with an absolute error bound, the method that produced it, and the digits
+    requested."""
 
     value: mpmath.mpf
     abs_error: mpmath.mpf
     method: str
     digits: int
-    alpha: Optional[Fraction] = None
-    eps: Optional[Fraction] = None
-    exact: Optional[Fraction] = None
-    exact_form: Optional[Tuple[Fraction, Fraction]] = None
-    notes: Tuple[str, ...] = field(default=())
-
-    @property
-    def verified_digits(self) -> Optional[int]:
-        return verified_digits(self.value, self.abs_error)
-
-    def __float__(self) -> float:
-        return float(self.value)
-
-    def __str__(self) -> str:
-        if self.exact is not None:
-            return str(self.exact)
-        return f"{format_mpf(self.value, self.digits)} (± {format_mpf(self.abs_error, 3)})"
-
-
-@dataclass(frozen=True)
-class EpsilonResult:
-    """The smallest eps >= 0 with delta(eps) <= delta_target, with its error bound.
-
-    ``value`` is +inf when delta_target is below lim_{eps -> inf} delta(eps) (the
-    P-mass where q = 0).  ``exact_form`` = (A, B) means eps = ln((A - delta_target) / B).
-    """
-
-    value: mpmath.mpf
-    abs_error: mpmath.mpf
-    method: str
-    digits: int
-    delta_target: Fraction
-    exact_form: Optional[Tuple[Fraction, Fraction]] = None
-    notes: Tuple[str, ...] = field(default=())
 
     @property
     def verified_digits(self) -> Optional[int]:
@@ -102,3 +64,33 @@ class EpsilonResult:
         if mpmath.isinf(self.value):
             return "inf"
         return f"{format_mpf(self.value, self.digits)} (± {format_mpf(self.abs_error, 3)})"
+
+
+@dataclass(frozen=True)
+class DeltaResult(_Bounded):
+    """H_alpha(P || Q) with its error bound.
+
+    ``alpha`` is the exact rational alpha when given, ``eps`` the exact rational eps when
+    alpha = e^eps.  ``exact`` is the exact rational value when there is one (discrete pairs,
+    rational alpha); ``exact_form`` = (A, B) means value = A - alpha * B exactly.
+    """
+
+    alpha: Optional[Fraction] = None
+    eps: Optional[Fraction] = None
+    exact: Optional[Fraction] = None
+    exact_form: Optional[Tuple[Fraction, Fraction]] = None
+
+    def __str__(self) -> str:
+        return str(self.exact) if self.exact is not None else super().__str__()
+
+
+@dataclass(frozen=True)
+class EpsilonResult(_Bounded):
+    """The smallest eps >= 0 with delta(eps) <= delta_target, with its error bound.
+
+    ``value`` is +inf when delta_target is below lim_{eps -> inf} delta(eps) (the
+    P-mass where q = 0).  ``exact_form`` = (A, B) means eps = ln((A - delta_target) / B).
+    """
+
+    delta_target: Fraction = Fraction(0)
+    exact_form: Optional[Tuple[Fraction, Fraction]] = None
