@@ -12,7 +12,9 @@ Quadrature in y, per level:
 * breakpoints at the kinks of p1 and q1 (Laplace locations) and at the y where the inner
   H kinks, i.e. where alpha q1(y)/p1(y) = e^a for an atom a of the inner privacy loss
   (sums of the Laplace factors' atoms);
-* a scan on a lattice of one feature width (noise scale) locates where the integrand lives and how far
+* Laplace outer factors: beyond the extreme locations the loss is constant, so each tail
+  is its P1-mass times one inner value; only the span between the locations is integrated;
+* otherwise a scan on a lattice of one feature width (noise scale) locates where the integrand lives and how far
   out to go: the range stops where the outer tail mass P1(|Y| > R), a rigorous bound on
   the dropped part (inner H <= 1), is below 10^-(dps + 10) of the peak mass; the bound of
   the outermost level is reported in the error;
@@ -118,12 +120,25 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, rule: int, d
         for lo, hi in one.positive_intervals(beta * mp.exp(-a)):
             breaks.update(x for x in (lo, hi) if mp.isfinite(x))
     h = _grid_step(outer)
-    lattice, grid, values = _scan(outer, P1, lambda y: F(y, SCAN_DIGITS), h, breaks, digits)
+    tails = one.flat_tails()
+    if tails is None:
+        lattice, grid, values = _scan(outer, P1, lambda y: F(y, SCAN_DIGITS), h, breaks, digits)
+        closed = mp.zero
+        lo, hi = lattice[0], lattice[-1]
+        truncation = P1.mass(-mp.inf, lo) + P1.mass(hi, mp.inf)
+    else:
+        # Laplace: the loss is constant beyond the extreme locations, so are the inner H
+        # values there, and the two tails are P1-masses times one inner value each.
+        (lo, loss_lo), (hi, loss_hi) = tails
+        closed = (P1.mass(-mp.inf, lo) * _at_loss(inner, beta, loss_lo, digits)
+                  + P1.mass(hi, mp.inf) * _at_loss(inner, beta, loss_hi, digits))
+        truncation = mp.zero
+        if hi == lo:
+            return closed, truncation
+        lattice, grid, values = _sample(lambda y: F(y, SCAN_DIGITS), lo, hi, h, breaks)
     peak = max(values)
-    lo, hi = lattice[0], lattice[-1]
-    truncation = P1.mass(-mp.inf, lo) + P1.mass(hi, mp.inf)
     if peak == 0:
-        return mp.zero, truncation
+        return closed, truncation
     cuts = sorted({lo, hi} | {b for b in breaks if lo < b < hi} | set(lattice[rule::2]))
     total = mp.zero
     for a, b in zip(cuts, cuts[1:]):
@@ -134,7 +149,22 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, rule: int, d
         if d > 0:
             d = max(d, SCAN_DIGITS)
             total += _gauss_legendre(lambda y: F(y, d), a, b, _nodes_for(d, rule))
-    return total, truncation
+    return closed + total, truncation
+
+
+def _at_loss(inner: Callable, beta, loss, digits: int):
+    """inner(beta e^{-loss}); a loss of -inf (p = 0 there) contributes nothing."""
+    return mp.zero if loss == mp.ninf else inner(beta * mp.exp(-loss), digits)
+
+
+def _sample(F: Callable, lo, hi, h, breaks):
+    """F on an even lattice of step <= h over [lo, hi] and at the breakpoints inside."""
+    m = max(2, int(mp.ceil((hi - lo) / h)))
+    lattice = [lo + (hi - lo) * j / m for j in range(m + 1)]
+    points = {y: F(y) for y in lattice}
+    points.update({b: F(b) for b in breaks if lo < b < hi and b not in points})
+    grid = sorted(points)
+    return lattice, grid, [points[y] for y in grid]
 
 
 def _grid_step(outer: Pair):

@@ -156,10 +156,7 @@ class OneStep:
         n = len(self.table)
         out = []
         for j in range(n + 1):
-            ap = mp.fsum(to_mpf(wp) * emu for wp, _, _, _, emu in self.table[j:])
-            aq = mp.fsum(to_mpf(wq) * emu for _, wq, _, _, emu in self.table[j:])
-            bp = mp.fsum(to_mpf(wp) * eu for wp, _, _, eu, _ in self.table[:j])
-            bq = mp.fsum(to_mpf(wq) * eu for _, wq, _, eu, _ in self.table[:j])
+            (ap, aq), (bp, bq) = self._piece_coefficients(j)
             det = ap * bq - aq * bp
             if j in (0, n) or abs(det) <= mp.eps * 2**8 * (abs(ap * bq) + abs(aq * bp)):
                 num, den = (ap, aq) if ap or aq else (bp, bq)
@@ -167,6 +164,26 @@ class OneStep:
                     out.append(mp.log(num / den))
         return out
 
+    def _piece_coefficients(self, j: int):
+        """((A_P, A_Q), (B_P, B_Q)): on Laplace piece j, p = (A_P e^{y/b} + B_P e^{-y/b}) / 2b
+        and likewise q."""
+        right, left = self.table[j:], self.table[:j]
+        return ((mp.fsum(to_mpf(wp) * emu for wp, _, _, _, emu in right),
+                 mp.fsum(to_mpf(wq) * emu for _, wq, _, _, emu in right)),
+                (mp.fsum(to_mpf(wp) * eu for wp, _, _, eu, _ in left),
+                 mp.fsum(to_mpf(wq) * eu for _, wq, _, eu, _ in left)))
+
+    def flat_tails(self):
+        """For Laplace mixtures, ((u_min, loss left of it), (u_max, loss right of it)): beyond
+        the extreme locations p / q is constant.  None for other families."""
+        if self.family != "laplace":
+            return None
+        n = len(self.table)
+        (ap, aq), _ = self._piece_coefficients(0)
+        _, (bp, bq) = self._piece_coefficients(n)
+        left = mp.log(ap / aq) if ap else mp.ninf
+        right = mp.log(bp / bq) if bp else mp.ninf
+        return (self.table[0][2], left), (self.table[-1][2], right)
 
     def loss_sup(self):
         """sup_y ln(p(y)/q(y)): +inf for Gaussians; for Laplace mixtures the loss is monotone
