@@ -257,10 +257,10 @@ def _epsilon_discrete(pm, target: Fraction, digits: int) -> EpsilonResult:
 
 
 def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> EpsilonResult:
-    """Root of delta(eps) = target: bracket, Illinois steps on log delta at 12 digits, secant
-    at full digits, then a verified bracket [eps - tau, eps + tau] in which the bounds on
+    """Root of delta(eps) = target: bracket, Illinois steps on log delta at 10 digits, then
+    at full digits inside that bracket, then a verified bracket [eps - tau, eps + tau] in which the bounds on
     delta(eps -+ tau) straddle the target (delta is non-increasing, 001 Sec. 2)."""
-    method = "root of delta(eps) = delta: secant on log delta, bracket verified with delta's bounds"
+    method = "root of delta(eps) = delta: Illinois on log delta, bracket verified with delta's bounds"
 
     def d(eps, dig):
         r = _delta_continuous(pm, None, rational(eps, "eps"), None, dig)
@@ -276,7 +276,8 @@ def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> Eps
             return EpsilonResult(mp.inf, mp.zero, method + "; delta below the mass where q = 0",
                                  digits, target)
         if target == limit:
-            return EpsilonResult(top, abs(top) * mp.mpf(10) ** (-(digits + 8)), method + "; delta(eps) reaches its limit at the "
+            err = mp.zero if mpmath.isinf(top) else abs(top) * mp.mpf(10) ** (-(digits + 8))
+            return EpsilonResult(top, err, method + "; delta(eps) reaches its limit at the "
                                  "largest finite privacy loss", digits, target)
         lo, hi = mp.zero, mp.one
         while True:
@@ -287,8 +288,14 @@ def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> Eps
             if vh <= t:
                 break
             lo, hi = hi, 2 * hi
-        eps = _illinois(lambda x: _log_gap(d(x, 10)[0], t), lo, hi, mp.mpf(10) ** -8)
-        eps = _secant(lambda x: _log_gap(d(x, digits + 3)[0], t), eps, digits)
+        coarse = _illinois(lambda x: _log_gap(d(x, 10)[0], t), lo, hi, mp.mpf(10) ** -8)
+        fine = lambda x: _log_gap(d(x, digits + 3)[0], t)  # noqa: E731
+        width = mp.mpf(10) ** -7 * max(1, coarse[1])
+        a, b = max(lo, coarse[0] - width), min(hi, coarse[1] + width)
+        if not (fine(a) > 0 >= fine(b)):
+            a, b = lo, hi
+        a, b = _illinois(fine, a, b, mp.mpf(10) ** (-(digits + 2)))
+        eps = (a + b) / 2
         tau = abs(eps) * mp.mpf(10) ** (-(digits + 1)) + mp.mpf(10) ** (-(digits + 5))
         for _ in range(6):
             below, eb = d(eps - tau, digits + 3)
@@ -327,7 +334,8 @@ def _log_gap(value, target):
 
 
 def _illinois(g, lo, hi, tol):
-    """Root of a decreasing g on [lo, hi] (g(lo) > 0 >= g(hi), g may be -inf)."""
+    """Bracket [lo, hi] of width <= tol * max(1, hi) around the root of a decreasing g
+    (g(lo) > 0 >= g(hi); g may be -inf), by Illinois false position (bisection on -inf)."""
     glo, ghi = g(lo), g(hi)
     side = 0
     while hi - lo > tol * max(1, abs(hi)):
@@ -348,20 +356,4 @@ def _illinois(g, lo, hi, tol):
             if side == -1:
                 glo /= 2
             side = -1
-    return (lo + hi) / 2
-
-
-def _secant(g, x, digits: int):
-    """Secant iterations from x until the step is below 10^-(digits+2) relative."""
-    step = mp.mpf(10) ** -9 * max(1, abs(x))
-    x0, x1 = x, x + step
-    g0, g1 = g(x0), g(x1)
-    for _ in range(30):
-        if g1 == g0 or mpmath.isinf(g1) or mpmath.isinf(g0):
-            break
-        x2 = x1 - g1 * (x1 - x0) / (g1 - g0)
-        x0, g0, x1 = x1, g1, x2
-        g1 = g(x1)
-        if abs(x1 - x0) <= mp.mpf(10) ** (-(digits + 2)) * max(abs(x1), mp.mpf(10) ** -5):
-            break
-    return x1
+    return lo, hi

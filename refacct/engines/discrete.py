@@ -6,7 +6,8 @@ each carrying its exact P-mass and Q-mass as integers over two common denominato
 Composition multiplies ratios and masses; k-fold self-composition uses the multinomial
 expansion over count vectors (binary randomized response: k + 1 atoms) or, when there are
 too many count vectors, repeated squaring.  Ratios are keyed by their exponent vectors over
-the primes of the one-step ratios, so equal ratios merge without any gcd.
+a coprime base of the one-step ratios' numerators and denominators, so equal ratios merge
+without any gcd during composition.
 
 For any alpha >= 0 (001 Definition 3),
 
@@ -19,11 +20,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import cached_property
-from math import comb, lcm
+from math import comb, gcd, lcm
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from mpmath import mp
-from sympy import factorint
 
 from ..distributions import Discrete
 from ..exact import count_vectors, to_mpf
@@ -216,9 +216,37 @@ def mix(weighted: Iterable[Tuple[Fraction, PLD]]) -> PLD:
 
 # --- composition in integer arithmetic ---------------------------------------------------
 
-def _exponents(n: int, primes: Tuple[int, ...]) -> Tuple[int, ...]:
-    table = factorint(n)
-    return tuple(table.get(p, 0) for p in primes)
+def coprime_base(values: Iterable[int]) -> Tuple[int, ...]:
+    """Pairwise coprime integers > 1 over which every value factors (gcd refinement, no
+    integer factorisation: fast for 50-digit masses).  Exponent vectors over such a base
+    are unique, so they key equal ratios."""
+    base: set = set()
+    for value in values:
+        stack = [value]
+        while stack:
+            x = stack.pop()
+            if x == 1:
+                continue
+            for b in base:
+                g = gcd(x, b)
+                if g > 1:
+                    base.remove(b)
+                    stack.extend((g, b // g, x // g))
+                    break
+            else:
+                base.add(x)
+    return tuple(sorted(base))
+
+
+def _exponents(n: int, base: Tuple[int, ...]) -> Tuple[int, ...]:
+    out = []
+    for b in base:
+        e = 0
+        while n % b == 0:
+            n //= b
+            e += 1
+        out.append(e)
+    return tuple(out)
 
 
 class _Factor:
@@ -325,13 +353,8 @@ def _powers(x: int, k: int) -> List[int]:
 def compose(factors: Iterable[Tuple[PLD, int]]) -> PLD:
     """PLD of prod_i (P_i, Q_i)^{n_i} from the one-step PLDs and multiplicities n_i."""
     factors = list(factors)
-    primes = set()
-    for pld, _ in factors:
-        for j, (p, q) in enumerate(pld.atoms):
-            if p and q:
-                r = pld.ratio(j)
-                primes |= set(factorint(r.numerator)) | set(factorint(r.denominator))
-    primes = tuple(sorted(primes))
+    ratios = [pld.ratio(j) for pld, _ in factors for j, (p, q) in enumerate(pld.atoms) if p and q]
+    primes = coprime_base([r.numerator for r in ratios] + [r.denominator for r in ratios])
     result = None
     for pld, n in factors:
         part = _Factor.of(pld, primes).power(n)
