@@ -73,9 +73,10 @@ def max_loss(pairs: Sequence[Pair]):
 
 
 def inner_atoms(pairs: Sequence[Pair]) -> List:
-    """Atoms of the privacy loss of prod (P_i, Q_i): sums of one atom per factor (empty if
-    some factor has a continuous loss, e.g. a Gaussian)."""
-    per_factor = [onestep(p.P, p.Q).atoms() for p in pairs]
+    """Loss values of prod (P_i, Q_i) where its H_beta is not analytic in log beta: sums of
+    one critical loss per factor (atoms, finite limits, extrema; ``OneStep.critical_losses``),
+    empty if some factor has none (its smooth loss density smooths the sum)."""
+    per_factor = [onestep(p.P, p.Q).critical_losses() for p in pairs]
     if any(not a for a in per_factor):
         return []
     return sorted({mp.fsum(choice) for choice in product(*per_factor)})
@@ -114,11 +115,12 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, rule: int, d
             return mp.zero
         return p * inner(beta * Q1.pdf(y) / p, d)
 
-    breaks = {to_mpf(k) for k in outer.P.kinks() + outer.Q.kinks()}
     one = onestep(outer.P, outer.Q)
+    singular = set()  # y where beta q1/p1 = e^c for a critical inner loss c
     for a in atoms:
         for lo, hi in one.positive_intervals(beta * mp.exp(-a)):
-            breaks.update(x for x in (lo, hi) if mp.isfinite(x))
+            singular.update(x for x in (lo, hi) if mp.isfinite(x))
+    breaks = {to_mpf(k) for k in outer.P.kinks() + outer.Q.kinks()} | singular
     h = _grid_step(outer)
     tails = one.flat_tails()
     if tails is None:
@@ -148,8 +150,38 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, rule: int, d
         d = min(digits, digits - int(mp.log10(peak / local))) + 3
         if d > 0:
             d = max(d, SCAN_DIGITS)
-            total += _gauss_legendre(lambda y: F(y, d), a, b, _nodes_for(d, rule))
+            if a in singular or b in singular:
+                total += _singular_piece(lambda y: F(y, d), a, b, a in singular, b in singular,
+                                         local, d, rule)
+            else:
+                total += _gauss_legendre(lambda y: F(y, d), a, b, _nodes_for(d, rule))
     return closed + total, truncation
+
+
+def _singular_piece(F: Callable, a, b, at_a: bool, at_b: bool, scale, digits: int, rule: int):
+    """integral_a^b F where F is smooth inside but not analytic at a marked end (the inner
+    H at a critical loss: e.g. H_beta = 1 - beta on one side of the infimum of the loss).
+    Rule 0: tanh-sinh (``mp.quad``, integrand scaled by ``scale`` since its tolerance is
+    absolute).  Rule 1: Gauss-Legendre on a mesh graded geometrically (ratio 1/4) towards
+    each marked end, down to 10^(-digits/2.5) of the piece, enough for a t^(3/2) branch."""
+    if rule == 0:
+        return scale * mp.quad(lambda y: F(y) / scale, [a, b], method="tanh-sinh")
+    if at_a and at_b:
+        mid = (a + b) / 2
+        return (_singular_piece(F, a, mid, True, False, scale, digits, rule)
+                + _singular_piece(F, mid, b, False, True, scale, digits, rule))
+    levels = int(digits / 2.5 * mp.log(10) / mp.log(4)) + 1
+    n = int(0.3 * digits) + 6
+    end, other = (a, b) if at_a else (b, a)
+    total = mp.zero
+    outer_point = other
+    for j in range(1, levels + 1):
+        inner_point = end + (other - end) / mp.mpf(4) ** j
+        lo_, hi_ = sorted((inner_point, outer_point))
+        total += _gauss_legendre(F, lo_, hi_, n)
+        outer_point = inner_point
+    lo_, hi_ = sorted((end, outer_point))
+    return total + _gauss_legendre(F, lo_, hi_, n)
 
 
 def _at_loss(inner: Callable, beta, loss, digits: int):
@@ -180,17 +212,16 @@ def _grid_step(outer: Pair):
 
 
 def _scan(outer: Pair, P1, F: Callable, h, breaks, digits: int):
-    """F on the lattice centre + j h (and at the breakpoints), extended in each direction
-    until the outer tail mass beyond is below 10^-(digits+5) * peak * h and F is decreasing.
+    """F on the lattice centre + j h, extended in each direction until the outer tail mass
+    beyond is below 10^-(digits+5) * peak * h and F is decreasing there, then at the
+    breakpoints inside the range (those outside lie in the dropped tails).
     Returns the lattice, all evaluated points (sorted) and their values."""
     centre = mp.fsum(to_mpf(w) * to_mpf(getattr(c, "mean", getattr(c, "loc", 0)))
                      for w, c in outer.P.components)
     threshold = mp.mpf(10) ** (-(digits + 5))
     points = {centre: F(centre)}
     lattice = [centre]
-    for b in breaks:
-        points[b] = F(b)
-    peak = max(points.values())
+    peak = points[centre]
     for direction in (1, -1):
         j, previous = 0, points[centre]
         while True:
@@ -201,14 +232,15 @@ def _scan(outer: Pair, P1, F: Callable, h, breaks, digits: int):
             lattice.append(y)
             peak = max(peak, value)
             tail = P1.mass(y, mp.inf) if direction > 0 else P1.mass(-mp.inf, y)
-            beyond = all(b < y for b in breaks) if direction > 0 else all(b > y for b in breaks)
-            if abs(j) >= 4 and beyond and value <= previous and tail <= threshold * peak * h:
+            if abs(j) >= 4 and value <= previous and tail <= threshold * peak * h:
                 break
             if abs(j) > 10**5:
                 raise ArithmeticError("quadrature range scan did not terminate")
             previous = value
+    lattice.sort()
+    points.update({b: F(b) for b in breaks if lattice[0] < b < lattice[-1] and b not in points})
     grid = sorted(points)
-    return sorted(lattice), grid, [points[y] for y in grid]
+    return lattice, grid, [points[y] for y in grid]
 
 
 def _nodes_for(digits: int, rule: int) -> int:

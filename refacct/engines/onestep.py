@@ -185,6 +185,34 @@ class OneStep:
         right = mp.log(bp / bq) if bp else mp.ninf
         return (self.table[0][2], left), (self.table[-1][2], right)
 
+    def critical_losses(self) -> List:
+        """Loss values where H_beta(P || Q), as a function of log beta, is not analytic:
+        atoms, finite limits of the loss at +-inf, local extrema and (Laplace) values at
+        kinks.  [] when the loss has none (a Gaussian shift: loss linear in y)."""
+        if self.family == "laplace":
+            kinks = [mp.log(self.P.pdf(u) / self.Q.pdf(u)) for _, _, u, _, _ in self.table]
+            return sorted(set(self.atoms() + kinks))
+        if self.family == "general":
+            return self.atoms()
+        # Gaussian, common sigma: p/q = A(y)/B(y), A = sum_i a_i e^{lam_i y}, B likewise
+        a = [(to_mpf(wp) * e, lam) for wp, _, lam, e in self.table if wp]
+        b = [(to_mpf(wq) * e, lam) for _, wq, lam, e in self.table if wq]
+        out = []
+        if a[-1][1] == b[-1][1]:
+            out.append(mp.log(a[-1][0] / b[-1][0]))  # limit at +inf
+        if a[0][1] == b[0][1]:
+            out.append(mp.log(a[0][0] / b[0][0]))  # limit at -inf
+        # interior extrema: roots of A'B - AB' = sum a_i b_j (lam_i - lam_j) e^{(lam_i+lam_j) y}
+        terms = {}
+        for ai, li in a:
+            for bj, lj in b:
+                if li != lj:
+                    terms[li + lj] = terms.get(li + lj, mp.zero) + ai * bj * (li - lj)
+        lams = sorted(l for l, c in terms.items() if c != 0)
+        for y in exp_sum_roots([terms[l] for l in lams], lams):
+            out.append(mp.log(self.P.pdf(y) / self.Q.pdf(y)))
+        return sorted(set(out))
+
     def loss_sup(self):
         """sup_y ln(p(y)/q(y)): +inf for Gaussians; for Laplace mixtures the loss is monotone
         on each piece, so the sup is an atom or the value at a location (a kink)."""
