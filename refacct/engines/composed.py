@@ -9,25 +9,30 @@ so k continuous steps are a (k-1)-fold nested integral over the closed-form one-
 atoms: H_alpha(D x R || D' x S) = sum_r p_r H_{alpha / r}(R || S) (H_0 = 1 for r = inf).
 
 Quadrature in y, per level:
-* breakpoints at the kinks of p1 and q1 (Laplace locations) and at the y where the inner
-  H kinks, i.e. where alpha q1(y)/p1(y) = e^a for an atom a of the inner privacy loss
-  (sums of the Laplace factors' atoms);
+* breakpoints at the kinks of p1 and q1 (Laplace locations) and at the y where
+  alpha q1(y)/p1(y) = e^c for a critical loss c of the inner product (``inner_atoms``):
+  there the inner H kinks (Laplace atoms, corners of the loss) or is not analytic at all
+  (Gaussian mixtures: the finite limit of the loss, where H_b = 1 - b on one side; smooth
+  extrema);
 * Laplace outer factors: beyond the extreme locations the loss is constant, so each tail
   is its P1-mass times one inner value; only the span between the locations is integrated;
-* otherwise a scan on a lattice of one feature width (noise scale) locates where the integrand lives and how far
-  out to go: the range stops where the outer tail mass P1(|Y| > R), a rigorous bound on
-  the dropped part (inner H <= 1), is below 10^-(dps + 10) of the peak mass; the bound of
-  the outermost level is reported in the error;
+* otherwise a scan on a lattice of one feature width (noise scale) locates where the
+  integrand lives and how far out to go: the range stops where the outer tail mass
+  P1(|Y| > R), a rigorous bound on the dropped part (inner H <= 1), is below
+  10^-(digits + 5) of the peak times the width; the bound of the outermost level is
+  reported in the error;
 * pieces of two feature widths (cut at the breakpoints) are integrated with Gauss-Legendre,
   the node count set by the digits the piece needs relative to the peak (pieces 10^-d below
-  the peak need d digits fewer); rule 1 uses more nodes and pieces shifted by one feature
-  width, so the two evaluations share neither nodes nor cuts.
+  the peak need d digits fewer, and so do the inner values computed for them); rule 1 uses
+  more nodes and pieces shifted by one feature width, so the two evaluations share neither
+  nodes nor cuts.  Pieces ending at a non-analytic point: tanh-sinh (rule 0) against
+  Gauss-Legendre on a geometrically graded mesh (rule 1).
 """
 from __future__ import annotations
 
 from fractions import Fraction
-from itertools import product
 from functools import lru_cache
+from itertools import product
 from typing import Callable, List, Optional, Sequence
 
 from mpmath import mp
@@ -73,13 +78,15 @@ def max_loss(pairs: Sequence[Pair]):
 
 
 def inner_atoms(pairs: Sequence[Pair]) -> List:
-    """Loss values of prod (P_i, Q_i) where its H_beta is not analytic in log beta: sums of
-    one critical loss per factor (atoms, finite limits, extrema; ``OneStep.critical_losses``),
-    empty if some factor has none (its smooth loss density smooths the sum)."""
+    """Loss values of prod (P_i, Q_i) where its H_beta is not analytic in log beta, with the
+    ``smooth_sides`` flag: sums of one critical loss per factor (atoms, finite limits,
+    extrema; ``OneStep.critical_losses``), a kink only if every part is one; empty if some
+    factor has none (its smooth loss density smooths the sum)."""
     per_factor = [onestep(p.P, p.Q).critical_losses() for p in pairs]
     if any(not a for a in per_factor):
         return []
-    return sorted({mp.fsum(choice) for choice in product(*per_factor)})
+    return sorted({(mp.fsum(c for c, _ in choice), all(s for _, s in choice))
+                   for choice in product(*per_factor)})
 
 
 SCAN_DIGITS = 6  # relative digits of the integrand values used to place pieces and nodes
@@ -116,11 +123,14 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, rule: int, d
         return p * inner(beta * Q1.pdf(y) / p, d)
 
     one = onestep(outer.P, outer.Q)
-    singular = set()  # y where beta q1/p1 = e^c for a critical inner loss c
-    for a in atoms:
-        for lo, hi in one.positive_intervals(beta * mp.exp(-a)):
-            singular.update(x for x in (lo, hi) if mp.isfinite(x))
-    breaks = {to_mpf(k) for k in outer.P.kinks() + outer.Q.kinks()} | singular
+    breaks = {to_mpf(k) for k in outer.P.kinks() + outer.Q.kinks()}
+    singular = set()  # y where beta q1/p1 = e^c, c a critical inner loss of a non-kink kind
+    for c, smooth_sides in atoms:
+        for lo, hi in one.positive_intervals(beta * mp.exp(-c)):
+            ends = {x for x in (lo, hi) if mp.isfinite(x)}
+            breaks |= ends
+            if not smooth_sides:
+                singular |= ends
     h = _grid_step(outer)
     tails = one.flat_tails()
     if tails is None:

@@ -185,15 +185,18 @@ class OneStep:
         right = mp.log(bp / bq) if bp else mp.ninf
         return (self.table[0][2], left), (self.table[-1][2], right)
 
-    def critical_losses(self) -> List:
-        """Loss values where H_beta(P || Q), as a function of log beta, is not analytic:
-        atoms, finite limits of the loss at +-inf, local extrema and (Laplace) values at
-        kinks.  [] when the loss has none (a Gaussian shift: loss linear in y)."""
+    def critical_losses(self) -> List[Tuple[object, bool]]:
+        """Loss values c where H_beta(P || Q) is not analytic at beta = e^c, each with a flag
+        ``smooth_sides``: True where H is analytic on either side (a kink: Laplace atoms and
+        corners of the piecewise-monotone loss), False where it is not (Gaussian mixtures:
+        finite limits of the loss at +-inf, where H = 1 - beta on one side and flat-smooth
+        on the other, and smooth extrema, with a (c - log beta)^(3/2) branch).
+        [] when there are none (a Gaussian shift: the loss is linear in y)."""
         if self.family == "laplace":
             kinks = [mp.log(self.P.pdf(u) / self.Q.pdf(u)) for _, _, u, _, _ in self.table]
-            return sorted(set(self.atoms() + kinks))
+            return [(c, True) for c in sorted(set(self.atoms() + kinks))]
         if self.family == "general":
-            return self.atoms()
+            return [(c, True) for c in self.atoms()]
         # Gaussian, common sigma: p/q = A(y)/B(y), A = sum_i a_i e^{lam_i y}, B likewise
         a = [(to_mpf(wp) * e, lam) for wp, _, lam, e in self.table if wp]
         b = [(to_mpf(wq) * e, lam) for _, wq, lam, e in self.table if wq]
@@ -211,7 +214,7 @@ class OneStep:
         lams = sorted(l for l, c in terms.items() if c != 0)
         for y in exp_sum_roots([terms[l] for l in lams], lams):
             out.append(mp.log(self.P.pdf(y) / self.Q.pdf(y)))
-        return sorted(set(out))
+        return [(c, False) for c in sorted(set(out))]
 
     def loss_sup(self):
         """sup_y ln(p(y)/q(y)): +inf for Gaussians; for Laplace mixtures the loss is monotone
