@@ -25,8 +25,8 @@ Quadrature in y, per level:
   the node count set by the digits the piece needs relative to the peak (pieces 10^-d below
   the peak need d digits fewer, and so do the inner values computed for them); rule 1 uses
   more nodes and pieces shifted by one feature width, so the two evaluations share neither
-  nodes nor cuts.  Pieces ending at a non-analytic point: tanh-sinh (rule 0) against
-  Gauss-Legendre on a geometrically graded mesh (rule 1).
+  nodes nor cuts.  Pieces ending at a non-analytic point: tanh-sinh (rule 1 also cuts the
+  piece at its midpoint).
 """
 from __future__ import annotations
 
@@ -104,7 +104,9 @@ def _continuous(pairs: Sequence[Pair], beta, beta_exact, rule: int, digits: int)
     outer, rest = pairs[0], pairs[1:]
 
     def inner(b, d):
-        with mp.workdps(min(mp.dps, d + 6)):
+        # precision rounded up to a multiple of 5 digits so node and evaluator caches are
+        # shared between pieces
+        with mp.workdps(min(mp.dps, 5 * ((d + 10) // 5))):
             return _continuous(rest, b, None, rule, d)[0]
 
     return _integrate(outer, inner, beta, inner_atoms(rest), rule, digits)
@@ -161,37 +163,22 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, rule: int, d
         if d > 0:
             d = max(d, SCAN_DIGITS)
             if a in singular or b in singular:
-                total += _singular_piece(lambda y: F(y, d), a, b, a in singular, b in singular,
-                                         local, d, rule)
+                # rule 1 cuts the piece in two: different nodes as well as precision
+                ends = [a, (a + b) / 2, b] if rule else [a, b]
+                total += mp.fsum(_singular_piece(lambda y: F(y, d), u, v, local)
+                                 for u, v in zip(ends, ends[1:]))
             else:
                 total += _gauss_legendre(lambda y: F(y, d), a, b, _nodes_for(d, rule))
     return closed + total, truncation
 
 
-def _singular_piece(F: Callable, a, b, at_a: bool, at_b: bool, scale, digits: int, rule: int):
-    """integral_a^b F where F is smooth inside but not analytic at a marked end (the inner
-    H at a critical loss: e.g. H_beta = 1 - beta on one side of the infimum of the loss).
-    Rule 0: tanh-sinh (``mp.quad``, integrand scaled by ``scale`` since its tolerance is
-    absolute).  Rule 1: Gauss-Legendre on a mesh graded geometrically (ratio 1/4) towards
-    each marked end, down to 10^(-digits/2.5) of the piece, enough for a t^(3/2) branch."""
-    if rule == 0:
-        return scale * mp.quad(lambda y: F(y) / scale, [a, b], method="tanh-sinh")
-    if at_a and at_b:
-        mid = (a + b) / 2
-        return (_singular_piece(F, a, mid, True, False, scale, digits, rule)
-                + _singular_piece(F, mid, b, False, True, scale, digits, rule))
-    levels = int(digits / 2.5 * mp.log(10) / mp.log(4)) + 1
-    n = int(0.3 * digits) + 6
-    end, other = (a, b) if at_a else (b, a)
-    total = mp.zero
-    outer_point = other
-    for j in range(1, levels + 1):
-        inner_point = end + (other - end) / mp.mpf(4) ** j
-        lo_, hi_ = sorted((inner_point, outer_point))
-        total += _gauss_legendre(F, lo_, hi_, n)
-        outer_point = inner_point
-    lo_, hi_ = sorted((end, outer_point))
-    return total + _gauss_legendre(F, lo_, hi_, n)
+def _singular_piece(F: Callable, a, b, scale):
+    """integral_a^b F where F is smooth inside but not analytic at an end (the inner H at a
+    critical loss: H_b = 1 - b on one side of the infimum of the loss, flat-smooth on the
+    other), by tanh-sinh, whose nodes cluster double-exponentially at the ends (a graded
+    Gauss-Legendre mesh needs ~0.75 * digits nodes per unit of log distance there).  The
+    integrand is scaled by ``scale`` since ``mp.quad`` stops on an absolute tolerance."""
+    return scale * mp.quad(lambda y: F(y) / scale, [a, b], method="tanh-sinh")
 
 
 def _at_loss(inner: Callable, beta, loss, digits: int):
