@@ -77,6 +77,13 @@ def max_loss(pairs: Sequence[Pair]):
     return mp.fsum(onestep(p.P, p.Q).loss_sup() for p in pairs)
 
 
+def min_loss(pairs: Sequence[Pair]):
+    """inf of the privacy loss of the product: the sum of the factors' infs (-inf unless
+    every factor's loss is bounded below, e.g. the limit ln(1 - q) of a Poisson-subsampled
+    Gaussian)."""
+    return mp.fsum(onestep(p.P, p.Q).loss_inf() for p in pairs)
+
+
 def inner_atoms(pairs: Sequence[Pair]) -> List:
     """Loss values of prod (P_i, Q_i) where its H_beta is not analytic in log beta, with the
     ``smooth_sides`` flag: sums of one critical loss per factor (atoms, finite limits,
@@ -99,8 +106,11 @@ def _continuous(pairs: Sequence[Pair], beta, beta_exact, rule: int, digits: int)
         return mp.one, mp.zero
     if len(pairs) == 1:
         return onestep(pairs[0].P, pairs[0].Q)(beta, beta_exact), mp.zero
-    if mp.log(beta) >= max_loss(pairs):
-        return mp.zero, mp.zero
+    log_beta = mp.log(beta)
+    if log_beta >= max_loss(pairs):
+        return mp.zero, mp.zero  # p <= beta q everywhere
+    if log_beta <= min_loss(pairs):
+        return 1 - beta, mp.zero  # p >= beta q everywhere: H = 1 - beta exactly
     outer, rest = pairs[0], pairs[1:]
 
     def inner(b, d):

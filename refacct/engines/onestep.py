@@ -216,6 +216,21 @@ class OneStep:
             out.append(mp.log(self.P.pdf(y) / self.Q.pdf(y)))
         return [(c, False) for c in sorted(set(out))]
 
+    def loss_inf(self):
+        """inf_y ln(p(y)/q(y)), or -inf.  Laplace mixtures: the least atom or kink value (the
+        loss is monotone on each piece).  Gaussian mixtures with one sigma: -inf when the loss
+        falls without bound at either end (a larger leading exponent in q), else the least
+        critical value (finite limits and extrema).  Mixed families: -inf (a lower bound)."""
+        if self.family == "general":
+            return mp.ninf
+        if self.family == "gaussian":
+            lp = [lam for wp, _, lam, _ in self.table if wp]
+            lq = [lam for _, wq, lam, _ in self.table if wq]
+            if max(lp) < max(lq) or min(lp) > min(lq):
+                return mp.ninf
+        values = [c for c, _ in self.critical_losses()]
+        return min(values) if values else mp.ninf
+
     def loss_sup(self):
         """sup_y ln(p(y)/q(y)): +inf for Gaussians; for Laplace mixtures the loss is monotone
         on each piece, so the sup is an atom or the value at a location (a kink)."""
