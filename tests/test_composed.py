@@ -375,3 +375,19 @@ def test_epsilon_discrete_times_gaussian():
         d = lambda e: discrete_sum(lambda: mp.exp(e), lambda a: gaussian_H(a, mp.one))
         oracle = _invert(d, Fraction(3, 10), 1, 5)
         assert_verified(epsilon(pair, "3/10"), oracle, 20, mp.mpf(10) ** -40)
+
+
+def test_below_the_least_loss_h_is_one_minus_alpha():
+    """P = (9/10) N(0,1) + (1/10) N(1,1), Q = N(0,1): p/q = 9/10 + (1/10) e^{y - 1/2} > 9/10
+    pointwise, so for the two-fold product p1 p2 > (81/100) q1 q2 everywhere and, for
+    alpha <= 81/100, (p - alpha q)_+ = p - alpha q: H_alpha = 1 - alpha exactly.  Just above
+    81/100, p < alpha q on a set of positive mass, so H_alpha > 1 - alpha strictly
+    (H_alpha - (1 - alpha) = integral (alpha q - p)_+ > 0)."""
+    sub = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
+    for alpha in ["1/2", "4/5", "81/100"]:
+        r = hockey_stick(sub ** 2, alpha=alpha)
+        with mp.workdps(40):
+            assert abs(r.value - (1 - mpq(alpha))) <= r.abs_error + mp.mpf(10) ** -35
+    r = hockey_stick(sub ** 2, alpha="41/50")
+    with mp.workdps(40):
+        assert r.value - r.abs_error > 1 - mpq("41/50")
