@@ -46,20 +46,6 @@ class Continuous:
         """Points where the density is not analytic (Laplace locations), sorted."""
         return tuple(sorted({c.loc for _, c in self.components if isinstance(c, Laplace)}))
 
-    def family(self) -> str:
-        """``"gaussian"``, ``"laplace"`` or ``"mixed"`` (component families)."""
-        kinds = {type(c) for _, c in self.components}
-        if kinds == {Gaussian}:
-            return "gaussian"
-        if kinds == {Laplace}:
-            return "laplace"
-        return "mixed"
-
-    def spread(self) -> Fraction:
-        """Common noise scale of the components (sigma or Laplace scale); the smallest
-        one if they differ."""
-        return min(c.width for _, c in self.components)
-
 
 @dataclass(frozen=True)
 class Gaussian(Continuous):

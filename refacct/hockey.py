@@ -65,10 +65,6 @@ def _pld(pm: PublicMixture) -> discrete.PLD:
     return parts[0][1] if len(parts) == 1 else discrete.mix(parts)
 
 
-def _steps(pm: PublicMixture) -> int:
-    return max(comp.steps for _, comp in pm.terms)
-
-
 # --- hockey-stick divergence -------------------------------------------------------------
 
 def hockey_stick(
