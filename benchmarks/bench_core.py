@@ -3,6 +3,7 @@
     python3 benchmarks/bench_core.py            # k = 1, 2, 3 for the continuous cases
     python3 benchmarks/bench_core.py --k4       # also k = 4 (may take very long)
     python3 benchmarks/bench_core.py --quick    # k = 1 continuous, k <= 100 discrete
+    python3 benchmarks/bench_core.py --timeout 600   # give up on a case after 600 s
 
 Continuous cases: delta(eps = 1) with digits = 20 for the k-fold composition of
   * the Gaussian pair               N(1, 1) || N(0, 1);
@@ -25,6 +26,7 @@ of different pairs); they are indicative only and never asserted in tests.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import time
 from pathlib import Path
@@ -64,11 +66,36 @@ def run(name: str, pair: Pair, k: int):
     return name, k, format_mpf(result.value, 12), digits, seconds
 
 
+def _child(conn, job) -> None:
+    conn.send(run(*job))
+    conn.close()
+
+
+def run_limited(job, timeout):
+    """``run(*job)``, in a child process killed after ``timeout`` seconds when one is set."""
+    if timeout is None:
+        return run(*job)
+    ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_child, args=(send, job), daemon=True)
+    child.start()
+    if receive.poll(timeout):
+        row = receive.recv()
+        child.join()
+        return row
+    child.terminate()
+    child.join()
+    name, _, k = job
+    return name, k, "-", "timeout", None
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k4", action="store_true", help="also run k = 4 (very slow)")
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: k = 1 continuous, k <= 100 discrete")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="give up on a case after this many seconds (default: never)")
     parser.add_argument("--skip", action="append", default=[], metavar="CASE:K",
                         help="skip the row whose case name starts with CASE at k = K "
                              "(printed as skipped), e.g. --skip 'subsampled Gaussian:3'")
@@ -93,8 +120,9 @@ def main(argv=None) -> int:
             cells = [job[0], str(job[2]), "skipped", "-", "-"]
             print("| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |", flush=True)
             continue
-        row = run(*job)
-        cells = [row[0], str(row[1]), row[2], row[3], f"{row[4]:.3f}"]
+        row = run_limited(job, args.timeout)
+        seconds = f"> {args.timeout:g}" if row[4] is None else f"{row[4]:.3f}"
+        cells = [row[0], str(row[1]), row[2], row[3], seconds]
         print("| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |", flush=True)
     return 0
 
