@@ -1,0 +1,81 @@
+"""One entry point for the command line: family x sampling x relation x group -> the
+catalogue entry (``Dominated``).  Dispatch only; the pairs live in the scheme modules."""
+from __future__ import annotations
+
+from typing import Optional
+
+from .base import Base, gaussian, laplace, randomized_response
+from .curves import Dominated
+from .deterministic import deterministic_batching
+from .group import group_fixed_batch, group_poisson
+from .poisson import poisson_subsampled
+from .truncated_poisson import truncated_poisson
+from .unsampled import unsampled
+from .without_replacement import wor_subsampled
+
+__all__ = ["FAMILIES", "SAMPLINGS", "base_mechanism", "build"]
+
+FAMILIES = ("gaussian", "laplace", "rr")
+SAMPLINGS = ("none", "poisson", "wor", "truncated-poisson", "deterministic")
+
+
+def base_mechanism(family: str, *, sigma=None, scale=None, p=None, sensitivity=None) -> Base:
+    """The base mechanism of ``family`` from its one parameter (and sensitivity)."""
+    given = {"sigma": sigma, "scale": scale, "p": p}
+    own = {"gaussian": "sigma", "laplace": "scale", "rr": "p"}.get(family)
+    if own is None:
+        raise ValueError(f"mechanism must be one of {', '.join(FAMILIES)}, got {family!r}")
+    extra = [k for k, v in given.items() if v is not None and k != own]
+    if extra or given[own] is None:
+        raise ValueError(f"{family} takes --{own} (and not {', '.join('--' + k for k in extra) or 'others'})"
+                         if extra else f"{family} needs --{own}")
+    if family == "rr":
+        if sensitivity is not None:
+            raise ValueError("rr has no --sensitivity")
+        return randomized_response(p)
+    make = gaussian if family == "gaussian" else laplace
+    return make(given[own], 1 if sensitivity is None else sensitivity)
+
+
+def _need(name: str, value, sampling: str):
+    if value is None:
+        raise ValueError(f"--sampling {sampling} needs --{name.replace('_', '-')}")
+    return value
+
+
+def build(base: Base, sampling: str, relation: str, *, steps: int = 1,
+          group: Optional[int] = None, q=None, n=None, batch=None, p_sample=None,
+          max_batch=None, sigma=None, sensitivity=None) -> Dominated:
+    """The catalogue entry for ``base`` under ``sampling`` and ``relation``; ``group`` K > 1
+    selects 003's group pairs (Poisson / WOR) or sensitivity K Delta (no sampling)."""
+    if sampling not in SAMPLINGS:
+        raise ValueError(f"sampling must be one of {', '.join(SAMPLINGS)}, got {sampling!r}")
+    if group not in (None, 1):
+        return _group(base, sampling, relation, steps, group, q, n, batch)
+    if sampling == "none":
+        return unsampled(base, relation, steps)
+    if sampling == "poisson":
+        return poisson_subsampled(base, _need("q", q, sampling), relation, steps)
+    if sampling == "wor":
+        return wor_subsampled(base, _need("n", n, sampling), _need("batch", batch, sampling),
+                              relation, steps)
+    if sampling == "deterministic":
+        return deterministic_batching(base, relation, steps)
+    if not (getattr(base, "family", None) == "gaussian"):
+        raise ValueError("truncated-poisson (004) is in the catalogue for gaussian only")
+    return truncated_poisson(base.width, _need("n", n, sampling),
+                             _need("p_sample", p_sample, sampling),
+                             _need("max_batch", max_batch, sampling), relation, steps,
+                             base.sensitivity)
+
+
+def _group(base: Base, sampling: str, relation: str, steps: int, K: int, q, n, batch):
+    if sampling == "poisson":
+        return group_poisson(base, _need("q", q, sampling), K, relation, steps)
+    if sampling == "wor":
+        return group_fixed_batch(base, _need("n", n, sampling), _need("batch", batch, sampling),
+                                 K, relation, steps)
+    if sampling == "none" and hasattr(base, "scaled"):
+        return unsampled(base.scaled(K), relation, steps)
+    raise ValueError(f"--group is in the catalogue for --sampling poisson, wor (003) and none "
+                     f"(gaussian / laplace), not {sampling}")

@@ -1,0 +1,181 @@
+"""A catalogue entry: the dominating pair(s) of a mechanism, where they come from, and
+whether they are tight, and the privacy curve as the maximum over its terms.
+
+A ``Dominated`` object holds one or more *terms*, each a labelled pair (a ``Pair``,
+``Composition`` or ``PublicMixture``).  Its privacy curve is
+
+    delta(eps) = max_i H_{e^eps}(P_i || Q_i)
+
+(001 Sec. 5, "Avoiding incorrect upper bounds": add and remove are composed separately and the
+maximum is taken per eps; 001 Sec. 7: the k + 1 mixed-direction terms under substitution).
+``bound`` says what the maximum is: ``"tight"`` (a concrete pair of datasets realises every
+term), ``"upper"`` (a dominating pair without a matching pair of datasets) or ``"lower"``
+(realised by datasets, but not proven to be the worst case).
+
+eps(delta) of a maximum of non-increasing curves: max_i delta_i(eps) <= delta iff every
+delta_i(eps) <= delta, so eps(delta) = max_i eps_i(delta).  Error bounds: |max_i v_i -
+max_i t_i| <= max_i |v_i - t_i|, so the bound of the maximum is the largest term bound.
+
+With a single term the object is also a plain pair for ``refacct.delta`` / ``epsilon`` /
+``hockey_stick`` (through ``public_mixture()``); with several terms use this module's
+``delta`` / ``epsilon`` / ``hockey_stick``, which also report ``attained_by``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence, Tuple
+
+from .. import hockey
+from ..pairs import PublicMixture, as_public_mixture
+from ..result import DeltaResult, EpsilonResult
+
+__all__ = ["BOUNDS", "Provenance", "Dominated", "MechanismDelta", "MechanismEpsilon",
+           "delta", "epsilon", "hockey_stick"]
+
+BOUNDS = ("tight", "upper", "lower")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Which theorem a pair comes from: ``theorem`` (e.g. "Zhu et al. Thm 11 = 001 Thm 10.1"),
+    ``paper`` (file in ../shared/papers) and ``section``."""
+
+    theorem: str
+    paper: str
+    section: str
+
+    def __str__(self) -> str:
+        return f"{self.theorem} ({self.paper}, {self.section})"
+
+
+@dataclass(frozen=True)
+class Dominated:
+    """A mechanism's privacy curve as max_i H(P_i || Q_i) over labelled ``terms``.
+
+    ``description`` names the mechanism (base, sampling, relation, steps); ``bound`` is one
+    of ``BOUNDS``; ``provenance`` one or more ``Provenance`` records."""
+
+    description: str
+    terms: Tuple[Tuple[str, object], ...]
+    bound: str
+    provenance: Tuple[Provenance, ...]
+
+    def __post_init__(self) -> None:
+        if self.bound not in BOUNDS:
+            raise ValueError(f"bound must be one of {BOUNDS}, got {self.bound!r}")
+        if not self.terms:
+            raise ValueError("a catalogue entry needs at least one term")
+
+    def public_mixture(self) -> PublicMixture:
+        """The single pair, for ``refacct.delta``; several terms are a maximum of curves,
+        which a single pair cannot express."""
+        if len(self.terms) != 1:
+            labels = ", ".join(label for label, _ in self.terms)
+            raise TypeError(
+                f"{self.description} has {len(self.terms)} terms ({labels}) whose maximum is "
+                "the curve; use refacct.mechanisms.delta / epsilon / hockey_stick")
+        return as_public_mixture(self.terms[0][1])
+
+    def term(self, label: str) -> "Dominated":
+        """The entry restricted to one term (a single pair for ``refacct.delta``)."""
+        for name, pair in self.terms:
+            if name == label:
+                return Dominated(f"{self.description} [{label}]", ((name, pair),), self.bound,
+                                 self.provenance)
+        raise KeyError(label)
+
+    @property
+    def source(self) -> str:
+        return "; ".join(str(p) for p in self.provenance)
+
+
+@dataclass(frozen=True)
+class MechanismDelta(DeltaResult):
+    """``DeltaResult`` of a maximum of terms: ``attained_by`` names the term(s) that can
+    attain the maximum within the error bounds, ``bound`` is tight / upper / lower and
+    ``terms`` holds every (label, DeltaResult)."""
+
+    attained_by: str = ""
+    bound: str = "tight"
+    terms: Tuple[Tuple[str, DeltaResult], ...] = ()
+
+
+@dataclass(frozen=True)
+class MechanismEpsilon(EpsilonResult):
+    """``EpsilonResult`` of a maximum of curves: eps = max_i eps_i(delta)."""
+
+    attained_by: str = ""
+    bound: str = "tight"
+    terms: Tuple[Tuple[str, EpsilonResult], ...] = ()
+
+
+def _attained(results: Sequence[Tuple[str, object]]):
+    """(best result, labels that may attain the max): a term attains it unless its upper
+    end v + e lies below the best lower end."""
+    best_label, best = max(results, key=lambda lr: lr[1].value)
+    floor = best.value - best.abs_error
+    labels = [label for label, r in results if r.value + r.abs_error >= floor]
+    return best, " = ".join(labels) if len(labels) > 1 else best_label
+
+
+def _combine(mech: Dominated, results, cls, extra):
+    best, attained = _attained(results)
+    err = max(r.abs_error for _, r in results)
+    method = best.method if len(results) == 1 else (
+        best.method + f"; max over {len(results)} terms ({', '.join(l for l, _ in results)})")
+    fields = dict(value=best.value, abs_error=err, method=method, digits=best.digits,
+                  attained_by=attained, bound=mech.bound, terms=tuple(results))
+    fields.update(extra(best, results))
+    if " = " in attained:  # a tie: the exact form of one term does not describe the max
+        fields["exact_form"] = None
+    return cls(**fields)
+
+
+def _delta_extra(best: DeltaResult, results) -> dict:
+    exacts = [r.exact for _, r in results]
+    exact = max(exacts) if all(e is not None for e in exacts) else None
+    return dict(alpha=best.alpha, eps=best.eps, exact=exact, exact_form=best.exact_form)
+
+
+def _epsilon_extra(best: EpsilonResult, results) -> dict:
+    return dict(delta_target=best.delta_target, exact_form=best.exact_form)
+
+
+def _per_query(mech: Dominated, fn, queries, cls, extra):
+    """Run ``fn(pair, query)`` for every term and query; combine per query."""
+    single = not isinstance(queries, (list, tuple))
+    qs = [queries] if single else list(queries)
+    per_term = [(label, [fn(pair, q) for q in qs]) for label, pair in mech.terms]
+    out = [_combine(mech, [(label, rs[i]) for label, rs in per_term], cls, extra)
+           for i in range(len(qs))]
+    return out[0] if single else out
+
+
+def delta(mech: Dominated, eps, *, digits: int = 20):
+    """delta(eps) = max_i H_{e^eps}(P_i || Q_i) for one eps or a list (then a list), as
+    ``MechanismDelta`` with ``attained_by`` and ``bound``."""
+    _check(mech)
+    return _per_query(mech, lambda pair, e: hockey.delta(pair, e, digits=digits), eps,
+                      MechanismDelta, _delta_extra)
+
+
+def hockey_stick(mech: Dominated, alpha: object = None, *, eps: object = None,
+                 digits: int = 20) -> MechanismDelta:
+    """max_i H_alpha(P_i || Q_i) (or alpha = e^eps), as ``MechanismDelta``."""
+    _check(mech)
+    return _per_query(
+        mech, lambda pair, a: hockey.hockey_stick(pair, a, eps=eps, digits=digits), alpha,
+        MechanismDelta, _delta_extra)
+
+
+def epsilon(mech: Dominated, delta_target, *, digits: int = 20):
+    """eps(delta) = max_i eps_i(delta) (the smallest eps with every delta_i(eps) <= delta),
+    for one delta or a list, as ``MechanismEpsilon``."""
+    _check(mech)
+    return _per_query(mech, lambda pair, d: hockey.epsilon(pair, d, digits=digits),
+                      delta_target, MechanismEpsilon, _epsilon_extra)
+
+
+def _check(mech) -> None:
+    if not isinstance(mech, Dominated):
+        raise TypeError(f"expected a catalogue entry (Dominated), got {type(mech).__name__}")

@@ -1,0 +1,89 @@
+"""Group privacy for DP-SGD-style Gaussian sums (003): neighbours differ in up to K records.
+
+Mixture-of-Gaussians pairs (003 Sec. 2.3), add direction (N(0, s^2), sum_m w_m N(c m Delta, s^2)):
+
+    Poisson(q) (003 Thm 3.1):          w_m = Pr[Binom(K, q) = m],            c = 1
+    fixed batch B, datasets >= n
+    (003 Thm 3.3):                     w_m = Pr[Hypergeom(B, n + K, K) = m],  c = 2
+
+remove is the swap, add-remove both (003 Sec. 2.2, steps 1-5).  Tight (003 Sec. 3.3).
+Baseline: Vadhan's conversion (003 Lemma 1.1): example-level (eps, delta) gives groups of K
+(K eps, K e^{K eps} delta), i.e. delta_K(eps) <= K e^eps delta_1(eps / K), computed here
+from refacct's own example-level delta_1 (an upper bound).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb
+
+from mpmath import mp
+
+from ..exact import probability, rational, to_mpf
+from ..pairs import Pair
+from .base import Additive
+from .curves import Dominated, MechanismDelta, Provenance, delta as curve_delta
+from .relations import check_relation, directions
+from .truncated_poisson import binom_pmf
+from .without_replacement import batch_size
+
+__all__ = ["group_poisson", "group_fixed_batch", "hypergeom_pmf", "vadhan_delta"]
+
+_PAPER = "003_e3be10c9628f5bf4.txt"
+
+
+def _group(K: object) -> int:
+    if isinstance(K, bool) or not isinstance(K, int):
+        raise TypeError(f"group must be an int, got {K!r}")
+    if K < 1:
+        raise ValueError(f"group must be >= 1, got {K}")
+    return K
+
+
+def hypergeom_pmf(draws: int, total: int, marked: int, m: int) -> Fraction:
+    """Pr[Hypergeom(draws, total, marked) = m]: m marked among ``draws`` drawn without
+    replacement from ``total`` of which ``marked`` are marked (003 Sec. 3.2)."""
+    return Fraction(comb(marked, m) * comb(total - marked, draws - m), comb(total, draws))
+
+
+def _mog(base: Additive, weights, c: int, rel: str, steps: int, desc: str, theorem: str):
+    if not (isinstance(base, Additive) and base.family == "gaussian"):
+        raise ValueError("group privacy (003) is in the catalogue for the Gaussian mechanism only")
+    rel = check_relation(rel, ("add", "remove", "add-remove"))
+    add = Pair(base.at(0), base.mix([(w, c * m) for m, w in enumerate(weights)]))
+    return Dominated(f"{base.name}, {desc}, {rel}, {steps} step(s)",
+                     directions(add, rel, steps), "tight",
+                     (Provenance(f"003 {theorem}, tight by Sec. 3.3", _PAPER, "Sec. 3"),))
+
+
+def group_poisson(base: Additive, q: object, group: int, relation: str = "add-remove",
+                  steps: int = 1) -> Dominated:
+    """003 Thm 3.1: sensitivity Binom(K, q) times Delta."""
+    q, K = probability(q, "q"), _group(group)
+    weights = [binom_pmf(K, q, m) for m in range(K + 1)]
+    return _mog(base, weights, 1, relation, steps, f"Poisson q = {q}, group K = {K}",
+                "Thm 3.1")
+
+
+def group_fixed_batch(base: Additive, n: int, batch: int, group: int,
+                      relation: str = "add-remove", steps: int = 1) -> Dominated:
+    """003 Thm 3.3: sensitivity 2 Hypergeom(B, n + K, K) times Delta (datasets of size >= n)."""
+    batch_size(n, batch)
+    K = _group(group)
+    weights = [hypergeom_pmf(batch, n + K, K, m) for m in range(K + 1)]
+    return _mog(base, weights, 2, relation, steps,
+                f"fixed batch {batch}, n = {n}, group K = {K}", "Thm 3.3")
+
+
+def vadhan_delta(example: Dominated, group: int, eps: object, *,
+                 digits: int = 20) -> MechanismDelta:
+    """Vadhan's group conversion (003 Lemma 1.1) at group level eps:
+    K e^eps delta_1(eps / K), with delta_1 refacct's example-level curve of ``example``."""
+    K = _group(group)
+    eps = rational(eps, "eps")
+    one = curve_delta(example, eps / K, digits=digits)
+    with mp.workdps(digits + 10):
+        factor = K * mp.exp(to_mpf(eps))
+        return MechanismDelta(
+            factor * one.value, factor * one.abs_error,
+            one.method + f"; Vadhan group conversion K e^eps delta_1(eps/K), K = {K}",
+            digits, eps=eps, attained_by=one.attained_by, bound="upper", terms=one.terms)
