@@ -23,14 +23,16 @@ With a single term the object is also a plain pair for ``refacct.delta`` / ``eps
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Sequence, Tuple
 
 from .. import hockey
+from ..exact import positive, rational
 from ..pairs import PublicMixture, as_public_mixture
 from ..result import DeltaResult, EpsilonResult
 
 __all__ = ["BOUNDS", "Provenance", "Dominated", "MechanismDelta", "MechanismEpsilon",
-           "delta", "epsilon", "hockey_stick"]
+           "delta", "epsilon", "hockey_stick", "switch_point"]
 
 BOUNDS = ("tight", "upper", "lower")
 
@@ -179,3 +181,37 @@ def epsilon(mech: Dominated, delta_target, *, digits: int = 20):
 def _check(mech) -> None:
     if not isinstance(mech, Dominated):
         raise TypeError(f"expected a catalogue entry (Dominated), got {type(mech).__name__}")
+
+
+def switch_point(mech: Dominated, first: str, second: str, lo: object, hi: object, *,
+                 width: object = "1e-12", digits: int = 15) -> Tuple[Fraction, Fraction]:
+    """A bracket [a, b] (exact rationals, b - a <= ``width``) in which delta_first(eps) -
+    delta_second(eps) changes sign, by bisection on verified values: the sign at each
+    point counts only when |difference| exceeds the sum of the two error bounds (001 Sec. 5
+    crossing of add and remove, Sec. 7 switch points of the mixed terms).
+
+    The signs at ``lo`` and ``hi`` must be verified and opposite; a midpoint whose sign the
+    bounds cannot decide at ``digits`` is retried at 2 * digits, then ArithmeticError."""
+    _check(mech)
+    pairs = dict(mech.terms)
+    a, b, tol = rational(lo, "lo"), rational(hi, "hi"), positive(width, "width")
+
+    def sign(eps: Fraction) -> int:
+        for dig in (digits, 2 * digits):
+            x = hockey.delta(pairs[first], eps, digits=dig)
+            y = hockey.delta(pairs[second], eps, digits=dig)
+            gap = x.value - y.value
+            if abs(gap) > x.abs_error + y.abs_error:
+                return 1 if gap > 0 else -1
+        raise ArithmeticError(f"sign of delta_{first} - delta_{second} undecided at eps = {eps}")
+
+    sa, sb = sign(a), sign(b)
+    if sa == sb:
+        raise ValueError(f"delta_{first} - delta_{second} has the same sign at lo and hi")
+    while b - a > tol:
+        mid = (a + b) / 2
+        if sign(mid) == sa:
+            a = mid
+        else:
+            b = mid
+    return a, b
