@@ -3,10 +3,18 @@
     refacct delta   --pair SPEC.json --eps 0 0.5 1      [--digits 20] [--json]
     refacct delta   --pair SPEC.json --alpha 4/3 2      [--digits 20] [--json]
     refacct epsilon --pair SPEC.json --delta 1e-6 1e-30 [--digits 20] [--json]
+    refacct delta   gaussian|laplace|rr [--sigma S | --scale B | --p P] [--sensitivity D]
+                    --sampling none|poisson|wor|truncated-poisson|deterministic|shuffle
+                    [--q Q | --n N --batch B | --n N --p-sample P --max-batch B]
+                    --relation add|remove|add-remove|substitution|zero-out|replace-one
+                    [--steps K] [--group K] --eps ... | --alpha ...  [--digits] [--json]
+    refacct epsilon gaussian|laplace|rr ... --delta ...
     refacct reproduce [--markdown results/reproduce.md] [--digits 20]
 
-SPEC.json is a pair specification (``refacct.spec``; ``-`` reads it from stdin).  Numbers
-on the command line are exact rationals ("1/2", "0.1", "1e-6").
+SPEC.json is a pair specification (``refacct.spec``; ``-`` reads it from stdin); a mechanism
+name builds the pair(s) from the catalogue (``refacct.mechanisms``), and the records add
+"attained_by" (the direction or term giving the maximum) and "bound" (tight / upper /
+lower).  Numbers on the command line are exact rationals ("1/2", "0.1", "1e-6").
 
 Exit status: 0 success; 1 ``reproduce`` found a row whose verdict differs from the expected
 one, or a numerical failure; 2 bad input (usage, pair spec, unreadable file, unsupported
@@ -21,7 +29,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from . import __version__
+from . import __version__, mechanisms
 from .exact import probability, rational
 from .hockey import MAX_DIGITS, delta, epsilon, hockey_stick
 from .reproduce import (digits_text, format_bound, render_markdown, render_text,
@@ -32,6 +40,7 @@ from .spec import SpecError, load_pair, load_pair_file, loads
 __all__ = ["main", "build_parser", "DEFAULT_MARKDOWN"]
 
 DEFAULT_MARKDOWN = "results/reproduce.md"
+SAMPLINGS = mechanisms.SAMPLINGS + ("shuffle",)
 _NEGATIVE_NUMBER = re.compile(r"^-\.?\d")
 
 
@@ -60,6 +69,33 @@ def _digits(text: str) -> int:
     return value
 
 
+def _count(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+
+
+def _mechanism_options(p) -> None:
+    m = p.add_argument_group("mechanism (with MECHANISM instead of --pair)")
+    m.add_argument("--sigma", metavar="S", help="gaussian noise standard deviation (multiplier)")
+    m.add_argument("--scale", metavar="B", help="laplace noise scale")
+    m.add_argument("--p", metavar="P", help="rr: probability of reporting the true bit")
+    m.add_argument("--sensitivity", metavar="D", help="record norm bound (default 1)")
+    m.add_argument("--sampling", default="none", choices=SAMPLINGS, metavar="SCHEME",
+                   help=f"{', '.join(SAMPLINGS)} (default none)")
+    m.add_argument("--q", metavar="Q", help="poisson sampling probability")
+    m.add_argument("--n", type=_count, metavar="N", help="dataset size (wor, truncated-poisson)")
+    m.add_argument("--batch", type=_count, metavar="B", help="wor batch size")
+    m.add_argument("--p-sample", metavar="P", help="truncated-poisson sampling probability")
+    m.add_argument("--max-batch", type=_count, metavar="B", help="truncated-poisson batch cap")
+    m.add_argument("--relation", choices=mechanisms.RELATIONS, metavar="REL",
+                   help=f"{', '.join(mechanisms.RELATIONS)} (default add-remove; zero-out "
+                        "for deterministic and shuffle)")
+    m.add_argument("--steps", type=_count, default=1, metavar="K", help="compositions (default 1)")
+    m.add_argument("--group", type=_count, metavar="K", help="group size (003), default 1")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="refacct",
@@ -69,12 +105,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def common(p):
-        p.add_argument("--pair", required=True, metavar="SPEC.json",
+        p.add_argument("mechanism", nargs="?", choices=mechanisms.FAMILIES, metavar="MECHANISM",
+                       help="gaussian, laplace or rr: build the pair(s) from the catalogue "
+                            "instead of --pair")
+        p.add_argument("--pair", metavar="SPEC.json",
                        help="pair specification (JSON file, '-' for stdin)")
         p.add_argument("--digits", type=_digits, default=20, metavar="N",
                        help="significant digits to verify and print (default 20)")
         p.add_argument("--json", action="store_true",
                        help="print a JSON list, one object per query")
+        _mechanism_options(p)
 
     d = sub.add_parser("delta", help="delta(eps) = H_{e^eps}(P || Q), or H_alpha(P || Q)",
                        description="delta(eps) = H_{e^eps}(P || Q) for each eps, or "
@@ -114,19 +154,93 @@ def _load(path: str):
     return load_pair_file(path)
 
 
+_MECHANISM_ONLY = ("sigma", "scale", "p", "sensitivity", "q", "n", "batch", "p_sample",
+                   "max_batch", "group")
+
+
+def _target(args):
+    """The pair of --pair, or the catalogue entry of MECHANISM (exactly one of them)."""
+    if args.pair is None and args.mechanism is None:
+        raise InputError("the following arguments are required: --pair (or a MECHANISM: "
+                         f"{', '.join(mechanisms.FAMILIES)})")
+    if args.pair is not None and args.mechanism is not None:
+        raise InputError("give either --pair SPEC.json or a MECHANISM, not both")
+    if args.pair is not None:
+        used = [k for k in _MECHANISM_ONLY if getattr(args, k) is not None]
+        if used or args.sampling != "none" or args.steps != 1 or args.relation is not None:
+            raise InputError("mechanism options (--sampling, --q, ...) need a MECHANISM, "
+                             "not --pair")
+        return _load(args.pair)
+    base = mechanisms.base_mechanism(args.mechanism, sigma=args.sigma, scale=args.scale,
+                                     p=args.p, sensitivity=args.sensitivity)
+    if args.sampling == "shuffle":
+        return _Shuffle(base, args)
+    relation = args.relation or ("zero-out" if args.sampling == "deterministic" else "add-remove")
+    return mechanisms.build(base, args.sampling, relation, steps=args.steps,
+                            group=args.group, q=args.q, n=args.n, batch=args.batch,
+                            p_sample=args.p_sample, max_batch=args.max_batch)
+
+
+class _Shuffle:
+    """--sampling shuffle: 002's ABLQ_S lower bound (refacct.mechanisms.shuffle), gaussian
+    under zero-out only; the pair with sensitivity D is the one with sigma / D."""
+
+    def __init__(self, base, args) -> None:
+        if args.mechanism != "gaussian" or args.relation not in (None, "zero-out"):
+            raise InputError("--sampling shuffle is in the catalogue for gaussian under "
+                             "--relation zero-out (002 Sec. 2.2) only")
+        if args.group not in (None, 1):
+            raise InputError("--sampling shuffle has no --group")
+        try:
+            from .mechanisms import shuffle
+        except ImportError:
+            raise InputError("--sampling shuffle is not available in this version") from None
+        self.module, self.sigma, self.steps = shuffle, base.width / base.sensitivity, args.steps
+
+    def delta(self, eps, digits):
+        return self.module.shuffle_lower_bound(self.sigma, self.steps, eps, digits=digits)
+
+    def epsilon(self, target, digits):
+        if not hasattr(self.module, "shuffle_lower_bound_epsilon"):
+            raise InputError("epsilon for --sampling shuffle is not supported")
+        return self.module.shuffle_lower_bound_epsilon(self.sigma, self.steps, target,
+                                                       digits=digits)
+
+
+def _delta_of(target, key: str, query: str, digits: int):
+    if isinstance(target, _Shuffle):
+        if key == "alpha":
+            raise InputError("--sampling shuffle takes --eps, not --alpha")
+        return target.delta(query, digits)
+    if isinstance(target, mechanisms.Dominated):
+        if key == "alpha":
+            return mechanisms.hockey_stick(target, query, digits=digits)
+        return mechanisms.delta(target, query, digits=digits)
+    if key == "alpha":
+        return hockey_stick(target, alpha=query, digits=digits)
+    return delta(target, query, digits=digits)
+
+
+def _epsilon_of(target, query: str, digits: int):
+    if isinstance(target, _Shuffle):
+        return target.epsilon(query, digits)
+    if isinstance(target, mechanisms.Dominated):
+        return mechanisms.epsilon(target, query, digits=digits)
+    return epsilon(target, query, digits=digits)
+
+
 def _cmd_delta(args) -> int:
-    pair = _load(args.pair)
+    target = _target(args)
     if args.alpha is not None:
         key, queries = "alpha", args.alpha
         for a in queries:  # check every query before the first (possibly slow) evaluation
             if rational(a, "alpha") < 0:
                 raise ValueError(f"alpha must be >= 0, got {a}")
-        results = [hockey_stick(pair, alpha=a, digits=args.digits) for a in queries]
     else:
         key, queries = "eps", args.eps
         for e in queries:
             rational(e, "eps")
-        results = [delta(pair, e, digits=args.digits) for e in queries]
+    results = [_delta_of(target, key, q, args.digits) for q in queries]
     records = [_delta_record(key, q, r, args.digits) for q, r in zip(queries, results)]
     value_name = "delta" if key == "eps" else "H_alpha"
     _print(args, records, key, "delta", value_name)
@@ -134,10 +248,10 @@ def _cmd_delta(args) -> int:
 
 
 def _cmd_epsilon(args) -> int:
-    pair = _load(args.pair)
+    target = _target(args)
     for d in args.delta:
         probability(d, "delta")
-    results = [epsilon(pair, d, digits=args.digits) for d in args.delta]
+    results = [_epsilon_of(target, d, args.digits) for d in args.delta]
     records = [_epsilon_record(q, r, args.digits) for q, r in zip(args.delta, results)]
     _print(args, records, "delta_target", "eps", "eps")
     return 0
@@ -173,6 +287,17 @@ def _delta_record(key: str, query: str, r: DeltaResult, digits: int) -> dict:
         record["exact"] = str(r.exact)
     if r.exact_form is not None:
         record["exact_form"] = {"A": str(r.exact_form[0]), "B": str(r.exact_form[1])}
+    return _catalogue_fields(record, r)
+
+
+def _catalogue_fields(record: dict, r) -> dict:
+    """"attained_by" and "bound" of catalogue results (shuffle: the event's C)."""
+    if hasattr(r, "attained_by"):
+        record["attained_by"] = r.attained_by
+    elif getattr(r, "C", None) is not None:
+        record["attained_by"] = f"E_C at C = {format_mpf(r.C, 12)}"
+    if hasattr(r, "bound"):
+        record["bound"] = r.bound
     return record
 
 
@@ -182,7 +307,7 @@ def _epsilon_record(query: str, r: EpsilonResult, digits: int) -> dict:
               "verified_digits": digits_text(r, digits), "method": r.method}
     if r.exact_form is not None:
         record["exact_form"] = {"A": str(r.exact_form[0]), "B": str(r.exact_form[1])}
-    return record
+    return _catalogue_fields(record, r)
 
 
 def _print(args, records: List[dict], key: str, value_key: str, value_name: str) -> None:
@@ -190,10 +315,12 @@ def _print(args, records: List[dict], key: str, value_key: str, value_name: str)
         print(json.dumps(records, indent=2))
         return
     has_exact = any("exact" in r for r in records)
+    extra = [k for k in ("bound", "attained_by") if any(k in r for r in records)]
     header = [key, value_name, "± bound", "verified digits"] + (["exact"] if has_exact else []) \
-        + ["method"]
+        + [{"bound": "tight/upper/lower", "attained_by": "attained by"}[k] for k in extra] + ["method"]
     rows = [[r[key], r[value_key], r["abs_error"], r["verified_digits"]]
-            + ([r.get("exact", "")] if has_exact else []) + [r["method"]] for r in records]
+            + ([r.get("exact", "")] if has_exact else []) + [r.get(k, "") for k in extra]
+            + [r["method"]] for r in records]
     print(_table([h.replace("±", "+-") for h in header], rows))
 
 

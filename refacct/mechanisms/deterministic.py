@@ -24,7 +24,8 @@ def deterministic_batching(base: Base, relation: str = "zero-out",
                            steps: int = 1) -> Dominated:
     """``steps`` steps of ABLQ_D with ``base`` (the curve is the same for every ``steps``)."""
     check_steps(steps, "steps")
-    rel = check_relation(relation, ("zero-out", "substitution", "replace-one"))
+    rel = check_relation(relation, ("zero-out", "substitution", "replace-one"),
+                         "deterministic batching")
     desc = f"{base.name}, deterministic batching, {rel}, {steps} step(s)"
     if rel == "zero-out":
         terms = directions(base.add, "add-remove", 1)

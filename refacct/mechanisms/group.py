@@ -48,7 +48,7 @@ def hypergeom_pmf(draws: int, total: int, marked: int, m: int) -> Fraction:
 def _mog(base: Additive, weights, c: int, rel: str, steps: int, desc: str, theorem: str):
     if not (isinstance(base, Additive) and base.family == "gaussian"):
         raise ValueError("group privacy (003) is in the catalogue for the Gaussian mechanism only")
-    rel = check_relation(rel, ("add", "remove", "add-remove"))
+    rel = check_relation(rel, ("add", "remove", "add-remove"), "group privacy")
     add = Pair(base.at(0), base.mix([(w, c * m) for m, w in enumerate(weights)]))
     return Dominated(f"{base.name}, {desc}, {rel}, {steps} step(s)",
                      directions(add, rel, steps), "tight",

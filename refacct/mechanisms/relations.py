@@ -29,10 +29,11 @@ RELATIONS = ("add", "remove", "add-remove", "substitution", "zero-out", "replace
 Terms = Tuple[Tuple[str, object], ...]
 
 
-def check_relation(name: object, allowed: Tuple[str, ...] = RELATIONS) -> str:
-    """Validate a relation name against ``allowed``."""
+def check_relation(name: object, allowed: Tuple[str, ...] = RELATIONS, scheme: str = "") -> str:
+    """Validate a relation name against ``allowed`` (those in the catalogue for ``scheme``)."""
     if not isinstance(name, str) or name not in allowed:
-        raise ValueError(f"relation must be one of {', '.join(allowed)}, got {name!r}")
+        where = f" for {scheme}" if scheme else ""
+        raise ValueError(f"relation must be one of {', '.join(allowed)}{where}, got {name!r}")
     return name
 
 

@@ -50,7 +50,8 @@ def wor_subsampled(base: Base, n: int, batch: int, relation: str = "add-remove",
                    steps: int = 1) -> Dominated:
     """k steps of ``base`` on a uniformly random batch of ``batch`` out of ``n`` records."""
     gamma = batch_size(n, batch)
-    rel = check_relation(relation, ("add", "remove", "add-remove", "substitution", "replace-one"))
+    rel = check_relation(relation, ("add", "remove", "add-remove", "substitution", "replace-one"),
+                         "sampling without replacement")
     sub = base.substitution_pair("sampling without replacement")
     A = mixture([(1 - gamma, sub.P), (gamma, sub.Q)])
     B = sub.P
