@@ -1,0 +1,103 @@
+"""The mechanism form of the command line: records with "attained_by" and "bound", the
+papers' numbers (001 App. B.1 exact rationals; 002 printed values and the Balle-Wang closed
+form), and bad input as one line on stderr with exit status 2."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from mpmath import mp
+
+from conftest import balle_wang
+from refacct.cli import main
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def run_json(capsys, *argv):
+    status, out, err = run(capsys, *argv, "--json")
+    assert status == 0 and err == "", err
+    return json.loads(out)
+
+
+def test_app_b1_through_the_rr_builder(capsys):
+    """001 App. B.1: 11/48, 1/6 at alpha = 4/3 and 1/16, 1/8 at alpha = 2, and the
+    add-remove maximum switching from add to remove."""
+    rr = ["delta", "rr", "--p", "3/4", "--sampling", "poisson", "--q", "1/2", "--steps", "2"]
+    add = run_json(capsys, *rr, "--relation", "add", "--alpha", "4/3", "2")
+    remove = run_json(capsys, *rr, "--relation", "remove", "--alpha", "4/3", "2")
+    both = run_json(capsys, *rr, "--relation", "add-remove", "--alpha", "4/3", "2")
+    assert [r["exact"] for r in add] == ["11/48", "1/16"]
+    assert [r["exact"] for r in remove] == ["1/6", "1/8"]
+    assert [(r["exact"], r["attained_by"], r["bound"]) for r in both] == [
+        ("11/48", "add", "tight"), ("1/8", "remove", "tight")]
+
+
+def test_002_deterministic_batching(capsys):
+    """002 Sec. 4.3 / App. A.1: delta_D(4) ~ 0.244 (sigma = 0.4), eps_D(1e-6) ~ 10.997
+    (sigma = 0.5); the delta also against Balle-Wang."""
+    d, = run_json(capsys, "delta", "gaussian", "--sigma", "0.4", "--sampling", "deterministic",
+                  "--steps", "10000", "--eps", "4", "--digits", "15")
+    with mp.workdps(40):
+        assert abs(mp.mpf(d["delta"]) - balle_wang(4, mp.mpf(5) / 2)) <= \
+            mp.mpf(d["abs_error"]) + mp.mpf(10) ** -14
+    assert d["delta"].startswith("0.2438") and d["bound"] == "tight"
+    e, = run_json(capsys, "epsilon", "gaussian", "--sigma", "0.5", "--sampling",
+                  "deterministic", "--relation", "zero-out", "--delta", "1e-6", "--digits", "10")
+    assert e["eps"].startswith("10.997") and e["attained_by"] == "add = remove"
+
+
+def test_table_shows_bound_kind_and_attaining_term(capsys):
+    status, out, err = run(capsys, "delta", "laplace", "--scale", "2", "--sampling", "wor",
+                           "--n", "2", "--batch", "1", "--relation", "substitution",
+                           "--steps", "2", "--eps", "0.1", "0.8", "--digits", "8")
+    assert status == 0 and err == ""
+    lines = out.splitlines()
+    assert "tight/upper/lower" in lines[0] and "attained by" in lines[0]
+    assert " lower " in lines[2] and " j=0 " in lines[2] and " j=2 " in lines[3]
+
+
+def test_shuffle_lower_bound_if_available(capsys):
+    """002 Sec. 4.3: delta_S(4) >= 0.226 at sigma = 0.4, T = 10,000 (ours maximised over real
+    C must be at least as large)."""
+    pytest.importorskip("refacct.mechanisms.shuffle")
+    r, = run_json(capsys, "delta", "gaussian", "--sigma", "0.4", "--sampling", "shuffle",
+                  "--steps", "10000", "--eps", "4", "--digits", "10")
+    assert mp.mpf(r["delta"]) >= mp.mpf("0.226") and r["bound"] == "lower"
+    assert r["attained_by"].startswith("E_C at C = ")
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["delta", "gaussian", "--sigma", "0", "--eps", "1"], "sigma must be > 0"),
+    (["delta", "gaussian", "--sigma", "nan", "--eps", "1"], "sigma must be a finite rational"),
+    (["delta", "gaussian", "--sigma", "1", "--sampling", "poisson", "--q", "3/2", "--eps", "1"],
+     "q must lie in [0, 1]"),
+    (["delta", "gaussian", "--sigma", "1", "--sampling", "poisson", "--eps", "1"],
+     "--sampling poisson needs --q"),
+    (["delta", "gaussian", "--sigma", "1", "--sampling", "wor", "--n", "3", "--batch", "5",
+      "--eps", "1"], "batch must lie in [1, n]"),
+    (["delta", "gaussian", "--sigma", "1", "--steps", "0", "--eps", "1"], "steps must be >= 1"),
+    (["delta", "gaussian", "--sigma", "1", "--steps", "x", "--eps", "1"], "must be an integer"),
+    (["delta", "laplace", "--sigma", "1", "--eps", "1"], "laplace takes --scale"),
+    (["delta", "rr", "--eps", "1"], "rr needs --p"),
+    (["delta", "gaussian", "--sigma", "1", "--relation", "sideways", "--eps", "1"],
+     "invalid choice"),
+    (["delta", "gaussian", "--sigma", "1", "--sampling", "lottery", "--eps", "1"],
+     "invalid choice"),
+    (["delta", "gaussian", "--sigma", "1", "--pair", "x.json", "--eps", "1"], "not both"),
+    (["delta", "--q", "1/2", "--pair", "x.json", "--eps", "1"], "need a MECHANISM"),
+    (["delta", "gaussian", "--sigma", "1", "--sampling", "truncated-poisson", "--n", "5",
+      "--p-sample", "1/2", "--eps", "1"], "needs --max-batch"),
+    (["delta", "gaussian", "--sigma", "1", "--sampling", "deterministic", "--relation", "add",
+      "--eps", "1"], "deterministic batching"),
+    (["epsilon", "gaussian", "--sigma", "1", "--delta", "2"], "delta must lie in [0, 1]"),
+])
+def test_bad_mechanism_input_exits_2_with_one_line(capsys, argv, fragment):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == ""
+    assert err.startswith("refacct: error: ") and err.count("\n") == 1
+    assert fragment in err, err
