@@ -3,25 +3,11 @@ papers' numbers (001 App. B.1 exact rationals; 002 printed values and the Balle-
 form), and bad input as one line on stderr with exit status 2."""
 from __future__ import annotations
 
-import json
-
 import pytest
 from mpmath import mp
 
 from conftest import balle_wang
-from refacct.cli import main
-
-
-def run(capsys, *argv):
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def run_json(capsys, *argv):
-    status, out, err = run(capsys, *argv, "--json")
-    assert status == 0 and err == "", err
-    return json.loads(out)
+from test_cli import run, run_json
 
 
 def test_app_b1_through_the_rr_builder(capsys):

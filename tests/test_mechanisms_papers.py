@@ -102,25 +102,24 @@ def test_004_q_trunc_sum_closed_form_and_mechanism_agree_exactly(n, p, B):
 
 def test_004_without_truncation_is_plain_poisson():
     """B >= n: r = 1 always, the pair of 004 Thm 3.1 is the Poisson pair (001 Thm 10.1)."""
-    trunc = truncated_poisson(1, 5, "1/4", 5, "add-remove", 1)
-    plain = poisson_subsampled(gaussian(1), "1/4", "add-remove", 1)
-    for a in ("1/2", "2"):
-        for label in ("add", "remove"):
-            x = hockey_stick(trunc.term(label), a, digits=15)
-            y = hockey_stick(plain.term(label), a, digits=15)
-            assert abs(x.value - y.value) <= x.abs_error + y.abs_error
+    assert_same_curves(truncated_poisson(1, 5, "1/4", 5, "add-remove", 1),
+                       poisson_subsampled(gaussian(1), "1/4", "add-remove", 1))
 
 
 def test_004_always_truncated_is_fixed_batch_with_doubled_sensitivity():
     """p = 1, B < n: r = 2 always with q = B / n, sensitivity 2: the WOR pair (001 Thm
     10.2) of batch B out of n."""
-    trunc = truncated_poisson(1, 6, 1, 2, "add-remove", 1)
-    wor = wor_subsampled(gaussian(1), 6, 2, "add-remove", 1)
     assert q_trunc(6, F(1), 2) == F(2, 6)
-    for a in ("1/2", "2"):
-        for label in ("add", "remove"):
-            x = hockey_stick(trunc.term(label), a, digits=15)
-            y = hockey_stick(wor.term(label), a, digits=15)
+    assert_same_curves(truncated_poisson(1, 6, 1, 2, "add-remove", 1),
+                       wor_subsampled(gaussian(1), 6, 2, "add-remove", 1))
+
+
+def assert_same_curves(first, second, labels=("add", "remove"), alphas=("1/2", "2")):
+    """Equal H of the labelled terms of two catalogue entries, within both bounds."""
+    for a in alphas:
+        for label in labels:
+            x = hockey_stick(first.term(label), a, digits=15)
+            y = hockey_stick(second.term(label), a, digits=15)
             assert abs(x.value - y.value) <= x.abs_error + y.abs_error
 
 
@@ -131,11 +130,8 @@ def test_group_of_one_is_the_example_level_pair():
     puts mass B / (n + 1) on 1: Thm 3.3 with K = 1 is the WOR pair for n + 1 records."""
     assert group_poisson(gaussian(1), "1/5", 1).terms == \
         poisson_subsampled(gaussian(1), "1/5").terms
-    g = group_fixed_batch(gaussian(1), 4, 2, 1)
-    w = wor_subsampled(gaussian(1), 5, 2)
-    for a in ("1/2", "3"):
-        x, y = hockey_stick(g.term("add"), a, digits=15), hockey_stick(w.term("add"), a, digits=15)
-        assert abs(x.value - y.value) <= x.abs_error + y.abs_error
+    assert_same_curves(group_fixed_batch(gaussian(1), 4, 2, 1), wor_subsampled(gaussian(1), 5, 2),
+                       alphas=("1/2", "3"))
 
 
 def test_vadhan_baseline_from_example_level_values():
