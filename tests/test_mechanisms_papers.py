@@ -271,6 +271,20 @@ def test_sec5_add_and_remove_cross_for_two_steps():
     assert oracle_gap(SEC5, ADD, REMOVE, "0.69750711275") == -1
 
 
+def test_sec5_crossing_holds_without_replacement_too():
+    """001 Prop. 11 is stated for WOR: batch 9 of 10 with Laplace scale 2 has the pair
+    (1/10 Lap(-1, 2) + 9/10 Lap(1, 2), Lap(-1, 2)), the Sec. 5 pair after y -> (y + 1) / 2, so
+    the same curves and the same crossing (checked with the oracle on that pair)."""
+    wor = wor_subsampled(laplace(2), 10, 9, "add-remove", 2)
+    for eps, winner in (("0.69750711265", "add"), ("0.69750711275", "remove")):
+        r = delta(wor, eps, digits=15)
+        assert r.attained_by == winner
+        for label, orders in (("add", ADD), ("remove", REMOVE)):
+            value, err = oracle(("9/10", -1, 1, 2), orders, eps)
+            term = dict(r.terms)[label]
+            assert abs(term.value - value) <= term.abs_error + err
+
+
 SEC7 = ("1/2", -1, 1, 2)  # P = 1/2 Lap(-1, 2) + 1/2 Lap(1, 2), Q = Lap(-1, 2)
 TERMS = {"j=0": ("BA", "BA"), "j=1": ("AB", "BA"), "j=2": ("AB", "AB")}
 
