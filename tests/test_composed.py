@@ -391,3 +391,36 @@ def test_below_the_least_loss_h_is_one_minus_alpha():
     r = hockey_stick(sub ** 2, alpha="41/50")
     with mp.workdps(40):
         assert r.value - r.abs_error > 1 - mpq("41/50")
+
+
+def test_add_direction_is_zero_beyond_the_largest_loss():
+    """Add direction of the Poisson-subsampled Gaussian: P = N(0,1), Q = (9/10) N(0,1) +
+    (1/10) N(1,1), so p/q = 1 / (9/10 + (1/10) e^{y - 1/2}) < 10/9 pointwise and the k-fold
+    loss is < k ln(10/9): H_alpha = 0 exactly for alpha >= (10/9)^k; just below, p > alpha q
+    on a set of positive mass, so H > 0.  At alpha = (10/9)^2 itself the engine may not
+    decide ln alpha >= sup exactly in floating point; it must then return 0 with a
+    negligible bound."""
+    add = Pair(Gaussian(0, 1),
+               Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]))
+    r = hockey_stick(add ** 2, alpha="5/4")
+    assert r.value == 0 and r.abs_error == 0
+    r = hockey_stick(add ** 2, alpha="100/81")
+    assert r.value == 0 and r.abs_error <= mp.mpf(10) ** -300
+    r = hockey_stick(add ** 2, alpha="6/5")
+    assert r.value - r.abs_error > 0
+
+
+@pytest.mark.slow
+def test_subsampled_gaussian_three_steps_symmetry():
+    """k = 3 of the Poisson-subsampled Gaussian (001 Sec. 5 / Thm 10.1 pair, q = 1/10):
+    H_alpha(P^3 || Q^3) = 1 - alpha + alpha H_{1/alpha}(Q^3 || P^3).  The two sides run
+    through different integrands: the remove direction's inner loss has a finite infimum
+    (H = 1 - beta below it), the add direction's a finite supremum (H = 0 above it)."""
+    pair = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
+    a = Fraction(3, 2)
+    lhs = hockey_stick(pair ** 3, alpha=a)
+    rhs = hockey_stick(pair.swap() ** 3, alpha=1 / a)
+    assert lhs.verified_digits >= 20 and rhs.verified_digits >= 20
+    with mp.workdps(60):
+        other = 1 - mpq(a) + mpq(a) * rhs.value
+        assert abs(lhs.value - other) <= lhs.abs_error + mpq(a) * rhs.abs_error

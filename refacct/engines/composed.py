@@ -12,8 +12,9 @@ Quadrature in y, per level:
 * breakpoints at the kinks of p1 and q1 (Laplace locations) and at the y where
   alpha q1(y)/p1(y) = e^c for a critical loss c of the inner product (``inner_atoms``):
   there the inner H kinks (Laplace atoms, corners of the loss) or is not analytic at all
-  (Gaussian mixtures: the finite limit of the loss, where H_b = 1 - b on one side; smooth
-  extrema);
+  (Gaussian mixtures: finite limits of the loss, smooth extrema);
+* pieces where ln beta' = ln(alpha q1/p1) lies below the inf of the inner loss are
+  integral (p1 - alpha q1) = P1(I) - alpha Q1(I) in closed form, and 0 above its sup;
 * Laplace outer factors: beyond the extreme locations the loss is constant, so each tail
   is its P1-mass times one inner value; only the span between the locations is integrated;
 * otherwise a scan on a lattice of one feature width (noise scale) locates where the
@@ -25,15 +26,17 @@ Quadrature in y, per level:
   the node count set by the digits the piece needs relative to the peak (pieces 10^-d below
   the peak need d digits fewer, and so do the inner values computed for them); rule 1 uses
   more nodes and pieces shifted by one feature width, so the two evaluations share neither
-  nodes nor cuts.  Pieces ending at a non-analytic point: tanh-sinh (rule 1 also cuts the
-  piece at its midpoint).
+  nodes nor cuts.  A piece ending where the inner beta' reaches the finite inf or sup of
+  the inner loss is integrated in the variable v = -ln|y - e| (``_log_substituted``), in
+  which the non-analytic part becomes analytic with a Gaussian tail; other non-analytic
+  ends (smooth extrema) get tanh-sinh.
 """
 from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 from mpmath import mp
 
@@ -84,16 +87,21 @@ def min_loss(pairs: Sequence[Pair]):
     return mp.fsum(onestep(p.P, p.Q).loss_inf() for p in pairs)
 
 
-def inner_atoms(pairs: Sequence[Pair]) -> List:
-    """Loss values of prod (P_i, Q_i) where its H_beta is not analytic in log beta, with the
-    ``smooth_sides`` flag: sums of one critical loss per factor (atoms, finite limits,
-    extrema; ``OneStep.critical_losses``), a kink only if every part is one; empty if some
-    factor has none (its smooth loss density smooths the sum)."""
+def inner_atoms(pairs: Sequence[Pair]) -> List[Tuple[object, str]]:
+    """Loss values of prod (P_i, Q_i) where its H_beta is not analytic in log beta, with their
+    kind (``OneStep.critical_losses``): sums of one critical loss per factor; the sum is a
+    "kink" / "inf" / "sup" when every part is one (a sum of infima is the infimum of the
+    product's loss), else a "branch"; empty if some factor has none (its smooth loss density
+    smooths the sum)."""
     per_factor = [onestep(p.P, p.Q).critical_losses() for p in pairs]
     if any(not a for a in per_factor):
         return []
-    return sorted({(mp.fsum(c for c, _ in choice), all(s for _, s in choice))
-                   for choice in product(*per_factor)})
+    out = {}
+    for choice in product(*per_factor):
+        c = mp.fsum(x for x, _ in choice)
+        kinds = {kind for _, kind in choice} | ({out[c]} if c in out else set())
+        out[c] = kinds.pop() if len(kinds) == 1 else "branch"
+    return sorted(out.items())
 
 
 SCAN_DIGITS = 6  # relative digits of the integrand values used to place pieces and nodes
@@ -119,13 +127,16 @@ def _continuous(pairs: Sequence[Pair], beta, beta_exact, rule: int, digits: int)
         with mp.workdps(min(mp.dps, 5 * ((d + 10) // 5))):
             return _continuous(rest, b, None, rule, d)[0]
 
-    return _integrate(outer, inner, beta, inner_atoms(rest), rule, digits)
+    span = (min_loss(rest), max_loss(rest))
+    return _integrate(outer, inner, beta, inner_atoms(rest), span, rule, digits)
 
 
-def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, rule: int, digits: int):
+def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, span, rule: int,
+               digits: int):
     """integral p1(y) inner(beta q1(y)/p1(y)) dy to ``digits`` relative digits, and the
-    truncation bound.  Pieces whose integrand is 10^-d below the peak are integrated (and
-    their inner values computed) to d digits fewer."""
+    truncation bound.  ``span`` = (inf, sup) of the inner loss: where ln beta' lies outside
+    it the integrand is p1 - beta q1 or 0 (closed form).  Pieces whose integrand is 10^-d
+    below the peak are integrated (and their inner values computed) to d digits fewer."""
     P1, Q1 = numeric(outer.P), numeric(outer.Q)
 
     def F(y, d):
@@ -136,13 +147,17 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, rule: int, d
 
     one = onestep(outer.P, outer.Q)
     breaks = {to_mpf(k) for k in outer.P.kinks() + outer.Q.kinks()}
-    singular = set()  # y where beta q1/p1 = e^c, c a critical inner loss of a non-kink kind
-    for c, smooth_sides in atoms:
+    singular = {}  # y where beta q1/p1 = e^c, c a critical inner loss of a non-kink kind
+    for c, kind in atoms:
         for lo, hi in one.positive_intervals(beta * mp.exp(-c)):
             ends = {x for x in (lo, hi) if mp.isfinite(x)}
             breaks |= ends
-            if not smooth_sides:
-                singular |= ends
+            if kind != "kink":
+                for x in ends:
+                    singular[x] = kind if singular.get(x, kind) == kind else "branch"
+    flat = _Flat(lambda y: P1.pdf(y) - beta * Q1.pdf(y),
+                 lambda y0, y1: P1.mass(y0, y1) - beta * Q1.mass(y0, y1),
+                 [x for ab in one.positive_intervals(beta) for x in ab if mp.isfinite(x)])
     h = _grid_step(outer)
     tails = one.flat_tails()
     if tails is None:
@@ -163,32 +178,124 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, rule: int, d
     peak = max(values)
     if peak == 0:
         return closed, truncation
-    cuts = sorted({lo, hi} | {b for b in breaks if lo < b < hi} | set(lattice[rule::2]))
+    # lattice cuts closer than h to a singular point are dropped, so the pieces next to
+    # one stay analytic on a neighbourhood of their own width
+    cuts = sorted({lo, hi} | {b for b in breaks if lo < b < hi}
+                  | {y for y in lattice[rule::2] if all(abs(y - x) >= h for x in singular)})
     total = mp.zero
     for a, b in zip(cuts, cuts[1:]):
         local = max((v for y, v in zip(grid, values) if a - h <= y <= b + h), default=peak)
         if b <= a or local == 0:
             continue
         d = min(digits, digits - int(mp.log10(peak / local))) + 3
-        if d > 0:
-            d = max(d, SCAN_DIGITS)
-            if a in singular or b in singular:
-                # rule 1 cuts the piece in two: different nodes as well as precision
-                ends = [a, (a + b) / 2, b] if rule else [a, b]
-                total += mp.fsum(_singular_piece(lambda y: F(y, d), u, v, local)
-                                 for u, v in zip(ends, ends[1:]))
-            else:
-                total += _gauss_legendre(lambda y: F(y, d), a, b, _nodes_for(d, rule))
+        if d <= 0:
+            continue
+        d = max(d, SCAN_DIGITS)
+        mid = (a + b) / 2
+        side = mp.log(beta * Q1.pdf(mid) / P1.pdf(mid))
+        if side <= span[0]:
+            total += P1.mass(a, b) - beta * Q1.mass(a, b)  # inner H = 1 - beta'
+        elif side >= span[1]:
+            continue  # inner H = 0
+        elif a in singular or b in singular:
+            halves = [(a, mid), (mid, b)] if a in singular and b in singular else [(a, b)]
+            for u, v in halves:
+                e, o = (u, v) if u in singular else (v, u)
+                total += _singular_piece(F, e, o, singular[e], local, d, rule, flat)
+        else:
+            total += _gauss_legendre(lambda y: F(y, d), a, b, _nodes_for(d, rule))
     return closed + total, truncation
 
 
-def _singular_piece(F: Callable, a, b, scale):
-    """integral_a^b F where F is smooth inside but not analytic at an end (the inner H at a
-    critical loss: H_b = 1 - b on one side of the infimum of the loss, flat-smooth on the
-    other), by tanh-sinh, whose nodes cluster double-exponentially at the ends (a graded
-    Gauss-Legendre mesh needs ~0.75 * digits nodes per unit of log distance there).  The
-    integrand is scaled by ``scale`` since ``mp.quad`` stops on an absolute tolerance."""
-    return scale * mp.quad(lambda y: F(y) / scale, [a, b], method="tanh-sinh")
+class _Flat(NamedTuple):
+    """The outer integrand where the inner H is 1 - beta': p1 - beta q1 pointwise, its
+    integral between two points (exact masses), and where it changes sign."""
+
+    pdf: Callable
+    mass: Callable
+    crossings: List
+
+
+def _singular_piece(F: Callable, e, o, kind: str, scale, d: int, rule: int, flat: _Flat):
+    """integral of F(., d) over the piece between e and o, F analytic inside but not at the
+    end e, where the inner beta' reaches a critical loss of the given kind.
+
+    "inf" / "sup" (finite limits of the inner loss): ``_log_substituted``.  "branch":
+    tanh-sinh, whose nodes cluster double-exponentially at the ends (rule 1 also cuts the
+    piece at its midpoint); the integrand is scaled by ``scale`` since ``mp.quad`` stops on
+    an absolute tolerance."""
+    if kind != "branch":
+        return _log_substituted(F, e, o, kind, d, rule, flat)
+    ends = sorted([e, (e + o) / 2, o] if rule else [e, o])
+    return mp.fsum(scale * mp.quad(lambda y: F(y, d) / scale, [u, v], method="tanh-sinh")
+                   for u, v in zip(ends, ends[1:]))
+
+
+LOG_PIECE = 12  # longest v-interval per Gauss-Legendre rule in ``_log_substituted``
+
+
+def _log_substituted(F: Callable, e, o, kind: str, d: int, rule: int, flat: _Flat):
+    """integral over the piece between e and o of F, whose only singularity is at the end e
+    where ln beta'(y) reaches the inf ("inf") or sup ("sup") of the inner loss.
+
+    There the inner H_b is 1 - b (inf) or 0 (sup) on the far side, and on this side it
+    differs from that by a function analytic in ln|ln b - c| ~ ln|y - e| that decays like
+    a Gaussian tail in it (``OneStep.critical_losses``).  So with y = e + (o - e) e^{-v},
+
+        integral = |o - e| integral_0^inf F(y(v)) e^{-v} dv,
+
+    the deviation is analytic in v and decays like exp(-const v^2): it is scanned at
+    v = 0, 1, 2, ... until it is 10^-(d+4) below the peak and falling, and integrated
+    with Gauss-Legendre on intervals of length <= 12 (int(1.5 d) + 10 nodes, calibrated on a
+    Poisson-subsampled Gaussian: 40 nodes give 21 digits over 12 units).  For "inf" the
+    part p1 - beta q1 of F is integrated in closed form (``flat.mass``) between e and the
+    nearest sign change y_s of p1 - beta q1 (there beta' <= 1, so neither part cancels the
+    other); beyond y_s, F itself is integrated.  Rule 1 goes 2 units further with a quarter
+    more nodes on intervals of length <= 10."""
+    w = o - e
+
+    def y_of(v):
+        return e + w * mp.exp(-v)
+
+    def jac(v):
+        return abs(w) * mp.exp(-v)
+
+    head, start, closed = mp.zero, mp.zero, mp.zero
+    if kind == "inf":
+        inside = [x for x in flat.crossings if min(e, o) < x < max(e, o)]
+        y_s = min(inside, key=lambda x: abs(x - e)) if inside else o
+        start = mp.log(w / (y_s - e))
+        closed = flat.mass(min(e, y_s), max(e, y_s))
+        if start > 0:
+            head = _gauss_legendre_span(lambda v: F(y_of(v), d) * jac(v), 0, start, d, rule)
+
+        def g(v):
+            y = y_of(v)
+            return (F(y, d + 2) - flat.pdf(y)) * jac(v)
+    else:
+        def g(v):
+            return F(y_of(v), d) * jac(v)
+
+    threshold = mp.mpf(10) ** (-(d + 4))
+    peak, previous, j = abs(closed), None, 0
+    while True:
+        value = abs(g(start + j))
+        peak = max(peak, value)
+        if j >= 3 and value <= previous and value <= threshold * peak:
+            break
+        if j > 10**3:
+            raise ArithmeticError("log-substituted piece: the integrand does not decay")
+        previous, j = value, j + 1
+    return head + closed + _gauss_legendre_span(g, start, start + j + 2 * rule, d, rule)
+
+
+def _gauss_legendre_span(F: Callable, a, b, d: int, rule: int):
+    """integral_a^b F by Gauss-Legendre on equal intervals of length <= LOG_PIECE (rule 0)
+    or LOG_PIECE - 2 (rule 1), int(1.5 d) + 10 nodes each (a quarter more for rule 1)."""
+    m = int(mp.ceil((b - a) / (LOG_PIECE - 2 * rule)))
+    n = (int(1.5 * d) + 10) * (4 + rule) // 4
+    cuts = [a + (b - a) * i / m for i in range(m + 1)]
+    return mp.fsum(_gauss_legendre(F, u, v, n) for u, v in zip(cuts, cuts[1:]))
 
 
 def _at_loss(inner: Callable, beta, loss, digits: int):
@@ -220,12 +327,14 @@ def _grid_step(outer: Pair):
 
 def _scan(outer: Pair, P1, F: Callable, h, breaks, digits: int):
     """F on the lattice centre + j h, extended in each direction until the outer tail mass
-    beyond is below 10^-(digits+5) * peak * h and F is decreasing there, then at the
+    beyond is below 10^-(digits+5) * peak * h (2^-(10 prec) while F is still 0
+    everywhere, so a far-out integrand is found and an integrand that is 0 everywhere
+    ends with a negligible truncation bound) and F is decreasing there, then at the
     breakpoints inside the range (those outside lie in the dropped tails).
     Returns the lattice, all evaluated points (sorted) and their values."""
     centre = mp.fsum(to_mpf(w) * to_mpf(getattr(c, "mean", getattr(c, "loc", 0)))
                      for w, c in outer.P.components)
-    threshold = mp.mpf(10) ** (-(digits + 5))
+    threshold, floor = mp.mpf(10) ** (-(digits + 5)), mp.mpf(2) ** (-10 * mp.prec)
     points = {centre: F(centre)}
     lattice = [centre]
     peak = points[centre]
@@ -239,7 +348,8 @@ def _scan(outer: Pair, P1, F: Callable, h, breaks, digits: int):
             lattice.append(y)
             peak = max(peak, value)
             tail = P1.mass(y, mp.inf) if direction > 0 else P1.mass(-mp.inf, y)
-            if abs(j) >= 4 and value <= previous and tail <= threshold * peak * h:
+            bound = threshold * peak * h if peak else floor
+            if abs(j) >= 4 and value <= previous and tail <= bound:
                 break
             if abs(j) > 10**5:
                 raise ArithmeticError("quadrature range scan did not terminate")
@@ -257,26 +367,35 @@ def _nodes_for(digits: int, rule: int) -> int:
 
 
 def _gauss_legendre(F: Callable, a, b, n: int):
+    """integral_a^b F by the n-point Gauss-Legendre rule (n rounded up to a multiple of 4
+    and the precision of the nodes up to a multiple of 64 bits, so pieces share nodes)."""
     half, mid = (b - a) / 2, (a + b) / 2
-    return half * mp.fsum(w * F(mid + half * x) for x, w in _legendre(n, mp.prec))
+    nodes = _legendre(-(-n // 4) * 4, -(-mp.prec // 64) * 64)
+    return half * mp.fsum(w * F(mid + half * x) for x, w in nodes)
 
 
 @lru_cache(maxsize=None)
 def _legendre(n: int, prec: int):
-    """Gauss-Legendre nodes and weights on [-1, 1] (Newton on P_n, 20 guard bits)."""
-    out = []
-    with mp.workprec(prec + 20):
-        for i in range(1, n + 1):
-            x = mp.cos(mp.pi * (i - mp.mpf(1) / 4) / (n + mp.mpf(1) / 2))
-            for _ in range(200):
-                p, dp = _legendre_value(n, x)
-                step = p / dp
-                x -= step
-                if abs(step) <= mp.eps:
-                    break
+    """Gauss-Legendre nodes and weights on [-1, 1]: the roots of P_n by Newton from
+    cos(pi (i - 1/4) / (n + 1/2)), first at 64 bits, then at prec + 20 bits; the negative
+    nodes by symmetry."""
+    half = []
+    for i in range(1, n // 2 + 1):
+        x = mp.cos(mp.pi * (i - mp.mpf(1) / 4) / (n + mp.mpf(1) / 2))
+        for bits in (64, prec + 20):
+            with mp.workprec(bits):
+                for _ in range(100):
+                    p, dp = _legendre_value(n, x)
+                    step = p / dp
+                    x -= step
+                    if abs(step) <= 4 * mp.eps:
+                        break
+        with mp.workprec(prec + 20):
             p, dp = _legendre_value(n, x)
-            out.append((x, 2 / ((1 - x * x) * dp * dp)))
-    return tuple((+x, +w) for x, w in out)
+            half.append((x, 2 / ((1 - x * x) * dp * dp)))
+    with mp.workprec(prec):
+        middle = [(mp.zero, 2 / _legendre_value(n, mp.zero)[1] ** 2)] if n % 2 else []
+        return tuple([(+x, +w) for x, w in half] + middle + [(-x, +w) for x, w in half])
 
 
 def _legendre_value(n: int, x):

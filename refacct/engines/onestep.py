@@ -185,26 +185,50 @@ class OneStep:
         right = mp.log(bp / bq) if bp else mp.ninf
         return (self.table[0][2], left), (self.table[-1][2], right)
 
-    def critical_losses(self) -> List[Tuple[object, bool]]:
-        """Loss values c where H_beta(P || Q) is not analytic at beta = e^c, each with a flag
-        ``smooth_sides``: True where H is analytic on either side (a kink: Laplace atoms and
-        corners of the piecewise-monotone loss), False where it is not (Gaussian mixtures:
-        finite limits of the loss at +-inf, where H = 1 - beta on one side and flat-smooth
-        on the other, and smooth extrema, with a (c - log beta)^(3/2) branch).
+    def critical_losses(self) -> List[Tuple[object, str]]:
+        """Loss values c where H_beta(P || Q) is not analytic at beta = e^c, each with its
+        kind (how the engine integrates across the y where the inner beta reaches e^c):
+
+        * ``"kink"``: H is analytic on either side (Laplace atoms, corners of the
+          piecewise-monotone loss); a breakpoint suffices;
+        * ``"inf"``: c is the infimum of the loss, a finite limit at +-inf not attained
+          (Gaussian mixtures sharing an extreme component, e.g. ln(1 - q) for a
+          Poisson-subsampled Gaussian): H_beta = 1 - beta for ln beta <= c, and above c
+          H_beta - (1 - beta) is analytic in ln(ln beta - c) and decays like a Gaussian
+          tail in it;
+        * ``"sup"``: likewise for a supremum that is a limit: H_beta = 0 above c, and
+          below it H_beta is analytic in ln(c - ln beta), decaying like a Gaussian tail;
+        * ``"branch"``: any other non-analytic point (limits inside the range of the loss,
+          smooth extrema with their (c - ln beta)^(3/2) branch).
+
         [] when there are none (a Gaussian shift: the loss is linear in y)."""
         if self.family == "laplace":
             kinks = [mp.log(self.P.pdf(u) / self.Q.pdf(u)) for _, _, u, _, _ in self.table]
-            return [(c, True) for c in sorted(set(self.atoms() + kinks))]
+            return [(c, "kink") for c in sorted(set(self.atoms() + kinks))]
         if self.family == "general":
-            return [(c, True) for c in self.atoms()]
-        # Gaussian, common sigma: p/q = A(y)/B(y), A = sum_i a_i e^{lam_i y}, B likewise
+            return [(c, "kink") for c in self.atoms()]
+        limits, extrema = self._gaussian_critical()
+        lo, hi = self.loss_inf(), self.loss_sup()
+        out = {c: "branch" for c in extrema}
+        for c in limits:
+            if c == lo and all(c < x for x in extrema):
+                out[c] = "inf"
+            elif c == hi and all(c > x for x in extrema):
+                out[c] = "sup"
+            else:
+                out[c] = "branch"
+        return sorted(out.items())
+
+    def _gaussian_critical(self):
+        """(finite limits of the loss at +-inf, values at its interior extrema) for a
+        Gaussian mixture with one sigma, where p/q = A(y)/B(y), A = sum_i a_i e^{lam_i y}."""
         a = [(to_mpf(wp) * e, lam) for wp, _, lam, e in self.table if wp]
         b = [(to_mpf(wq) * e, lam) for _, wq, lam, e in self.table if wq]
-        out = []
+        limits = []
         if a[-1][1] == b[-1][1]:
-            out.append(mp.log(a[-1][0] / b[-1][0]))  # limit at +inf
+            limits.append(mp.log(a[-1][0] / b[-1][0]))  # limit at +inf
         if a[0][1] == b[0][1]:
-            out.append(mp.log(a[0][0] / b[0][0]))  # limit at -inf
+            limits.append(mp.log(a[0][0] / b[0][0]))  # limit at -inf
         # interior extrema: roots of A'B - AB' = sum a_i b_j (lam_i - lam_j) e^{(lam_i+lam_j) y}
         terms = {}
         for ai, li in a:
@@ -212,32 +236,42 @@ class OneStep:
                 if li != lj:
                     terms[li + lj] = terms.get(li + lj, mp.zero) + ai * bj * (li - lj)
         lams = sorted(l for l, c in terms.items() if c != 0)
-        for y in exp_sum_roots([terms[l] for l in lams], lams):
-            out.append(mp.log(self.P.pdf(y) / self.Q.pdf(y)))
-        return [(c, False) for c in sorted(set(out))]
+        extrema = [mp.log(self.P.pdf(y) / self.Q.pdf(y))
+                   for y in exp_sum_roots([terms[l] for l in lams], lams)]
+        return limits, extrema
+
+    def _gaussian_exponents(self):
+        """(P's, Q's) exponents lam_i = mu_i / sigma^2 with positive weight."""
+        return ([lam for wp, _, lam, _ in self.table if wp],
+                [lam for _, wq, lam, _ in self.table if wq])
 
     def loss_inf(self):
         """inf_y ln(p(y)/q(y)), or -inf.  Laplace mixtures: the least atom or kink value (the
         loss is monotone on each piece).  Gaussian mixtures with one sigma: -inf when the loss
         falls without bound at either end (a larger leading exponent in q), else the least
-        critical value (finite limits and extrema).  Mixed families: -inf (a lower bound)."""
+        of its finite limits and extrema.  Mixed families: -inf (a lower bound)."""
         if self.family == "general":
             return mp.ninf
-        if self.family == "gaussian":
-            lp = [lam for wp, _, lam, _ in self.table if wp]
-            lq = [lam for _, wq, lam, _ in self.table if wq]
-            if max(lp) < max(lq) or min(lp) > min(lq):
-                return mp.ninf
-        values = [c for c, _ in self.critical_losses()]
-        return min(values) if values else mp.ninf
+        if self.family == "laplace":
+            return min(c for c, _ in self.critical_losses())
+        lp, lq = self._gaussian_exponents()
+        if max(lp) < max(lq) or min(lp) > min(lq):
+            return mp.ninf
+        return min(sum(self._gaussian_critical(), []))
 
     def loss_sup(self):
-        """sup_y ln(p(y)/q(y)): +inf for Gaussians; for Laplace mixtures the loss is monotone
-        on each piece, so the sup is an atom or the value at a location (a kink)."""
-        if self.family != "laplace":
-            return mp.inf  # an upper bound for mixed families
-        kinks = [mp.log(self.P.pdf(u) / self.Q.pdf(u)) for _, _, u, _, _ in self.table]
-        return max(self.atoms() + kinks)
+        """sup_y ln(p(y)/q(y)), or +inf.  Laplace mixtures: an atom or the value at a
+        location (the loss is monotone on each piece).  Gaussian mixtures with one sigma:
+        +inf when the loss rises without bound at either end, else the largest of its finite
+        limits and extrema.  Mixed families: +inf (an upper bound)."""
+        if self.family == "general":
+            return mp.inf
+        if self.family == "laplace":
+            return max(c for c, _ in self.critical_losses())
+        lp, lq = self._gaussian_exponents()
+        if max(lp) > max(lq) or min(lp) < min(lq):
+            return mp.inf
+        return max(sum(self._gaussian_critical(), []))
 
 
 def _cleaned(value, scale):
