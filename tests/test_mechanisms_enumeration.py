@@ -320,3 +320,34 @@ def test_group_fixed_batch_realised_by_sec_3_3_datasets():
     MD, MDp = wor_M([-1, -1, -1], 2, noise), wor_M([-1, -1, -1, 1, 1], 2, noise)
     check_directions(lambda k: group_fixed_batch(gaussian(1), 3, 2, 2, "add-remove", k),
                      MD, MDp, k_values=(1,))
+
+
+def test_truncated_poisson_two_steps_dominate():
+    """004 Thm 3.1 composed twice (public mixture over r in each step) against the enumerated
+    sampler run twice, D = (1, -1, -1, -1), n = 4, p = 1/2, B = 2."""
+    noise = gauss_noise(1)
+    D = [1, -1, -1, -1]
+    MD, MDp = truncated_M(D, "1/2", 2, noise), truncated_M(D[1:], "1/2", 2, noise)
+    mech = truncated_poisson(1, 4, "1/2", 2, "remove", 2)
+    compare(term(mech, "remove"), Pair(MD, MDp) ** 2, ("3/2",), equal=False)
+
+
+# --- the papers' printed formulas that the mechanism contradicts --------------------------
+
+def test_001_printed_remove_and_thm_14_pairs_are_not_the_mechanism():
+    """../shared/papers/README.md: 001 Thm 10.1 prints the Poisson remove pair as
+    ((1 - g) Q + g P, P) and 001 Thm 14 the WOR substitution bound as
+    H((1 - g) Q + g P || P); with (P, Q) = (N(0), N(1)) resp. (N(-1), N(1)) both differ from
+    the enumerated mechanism (001 Prop. 9.1 and Sec. 7 datasets), which the catalogue's
+    pairs match (tests above).  000 Thm 9 drops g: (1 - g) P + Q is no distribution."""
+    noise = gauss_noise(1)
+    g = F(1, 3)
+    removed = Pair(poisson_M([0, 0, 1], g, noise), poisson_M([0, 0], g, noise))
+    printed = Pair(mixture([(1 - g, noise(1)), (g, noise(0))]), noise(0))
+    sub = Pair(wor_M([-1, -1, 1], 1, noise), wor_M([-1, -1, -1], 1, noise))
+    printed14 = Pair(mixture([(1 - g, noise(1)), (g, noise(-1))]), noise(-1))
+    for real, paper in ((removed, printed), (sub, printed14)):
+        x, y = H(real, 2), H(paper, 2)
+        assert abs(x.value - y.value) > 100 * (x.abs_error + y.abs_error)
+    with pytest.raises(ValueError, match="sum exactly to 1"):
+        mixture([(1 - g, noise(0)), (1, noise(1))])
