@@ -136,3 +136,32 @@ def test_unsampled_gaussian_is_balle_wang():
 def test_dominated_rejects_unknown_bound():
     with pytest.raises(ValueError, match="bound must be one of"):
         Dominated("x", (("a", refacct.Pair(Discrete({0: 1}), Discrete({0: 1}))),), "loose", ())
+
+
+def test_build_dispatches_to_the_builders():
+    """The command line's entry point gives the same entries as the builders."""
+    from refacct.mechanisms import build
+    g = gaussian(1)
+    cases = [
+        (build(g, "none", "add"), unsampled(g, "add")),
+        (build(g, "poisson", "remove", q="1/4", steps=2), poisson_subsampled(g, "1/4", "remove", 2)),
+        (build(g, "wor", "substitution", n=5, batch=2), wor_subsampled(g, 5, 2, "substitution")),
+        (build(g, "deterministic", "zero-out"), deterministic_batching(g)),
+        (build(g, "truncated-poisson", "zero-out", n=6, p_sample="1/3", max_batch=2),
+         truncated_poisson(1, 6, "1/3", 2, "zero-out")),
+        (build(g, "poisson", "add", q="1/4", group=2), group_poisson(g, "1/4", 2, "add")),
+        (build(g, "wor", "add", n=5, batch=2, group=2), group_fixed_batch(g, 5, 2, 2, "add")),
+    ]
+    for built, direct in cases:
+        assert built.terms == direct.terms and built.bound == direct.bound
+
+
+def test_group_without_sampling_scales_the_sensitivity():
+    """K records in the sum query move it by K Delta: N(3, 4) vs N(0, 4) for K = 3, sigma = 2,
+    Balle-Wang with m = 3/2."""
+    from refacct.mechanisms import build
+    r = delta(build(gaussian(2), "none", "add", group=3), 1, digits=12)
+    with mp.workdps(40):
+        assert abs(r.value - balle_wang(1, mpq(F(3, 2)))) <= r.abs_error + mp.mpf(10) ** -30
+    with pytest.raises(ValueError, match="--group"):
+        build(gaussian(2), "deterministic", "zero-out", group=3)
