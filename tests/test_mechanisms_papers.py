@@ -16,7 +16,7 @@ import pytest
 from mpmath import mp
 
 from conftest import balle_wang, mpq
-from refacct import Pair, hockey_stick
+from refacct import hockey_stick
 from refacct.mechanisms import (delta, deterministic_batching, epsilon, gaussian,
                                 group_fixed_batch, group_poisson, laplace, poisson_subsampled,
                                 randomized_response, truncated_poisson, vadhan_delta,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence, Tuple
+from typing import List, Sequence, Tuple, Union
 
 from .. import hockey
 from ..exact import positive, rational
@@ -58,7 +58,7 @@ class Dominated:
     of ``BOUNDS``; ``provenance`` one or more ``Provenance`` records."""
 
     description: str
-    terms: Tuple[Tuple[str, object], ...]
+    terms: Tuple[Tuple[str, hockey.PairLike], ...]
     bound: str
     provenance: Tuple[Provenance, ...]
 
@@ -124,7 +124,7 @@ def _combine(mech: Dominated, results, cls, extra):
     best, attained = _attained(results)
     err = max(r.abs_error for _, r in results)
     method = best.method if len(results) == 1 else (
-        best.method + f"; max over {len(results)} terms ({', '.join(l for l, _ in results)})")
+        best.method + f"; max over {len(results)} terms ({', '.join(n for n, _ in results)})")
     fields = dict(value=best.value, abs_error=err, method=method, digits=best.digits,
                   attained_by=attained, bound=mech.bound, terms=tuple(results))
     fields.update(extra(best, results))
@@ -153,7 +153,8 @@ def _per_query(mech: Dominated, fn, queries, cls, extra):
     return out[0] if single else out
 
 
-def delta(mech: Dominated, eps, *, digits: int = 20):
+def delta(mech: Dominated, eps, *,
+          digits: int = 20) -> Union[MechanismDelta, List[MechanismDelta]]:
     """delta(eps) = max_i H_{e^eps}(P_i || Q_i) for one eps or a list (then a list), as
     ``MechanismDelta`` with ``attained_by`` and ``bound``."""
     _check(mech)
@@ -170,7 +171,8 @@ def hockey_stick(mech: Dominated, alpha: object = None, *, eps: object = None,
         MechanismDelta, _delta_extra)
 
 
-def epsilon(mech: Dominated, delta_target, *, digits: int = 20):
+def epsilon(mech: Dominated, delta_target, *,
+            digits: int = 20) -> Union[MechanismEpsilon, List[MechanismEpsilon]]:
     """eps(delta) = max_i eps_i(delta) (the smallest eps with every delta_i(eps) <= delta),
     for one delta or a list, as ``MechanismEpsilon``."""
     _check(mech)
