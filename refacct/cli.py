@@ -40,7 +40,6 @@ from .spec import SpecError, load_pair, load_pair_file, loads
 __all__ = ["main", "build_parser", "DEFAULT_MARKDOWN"]
 
 DEFAULT_MARKDOWN = "results/reproduce.md"
-SAMPLINGS = mechanisms.SAMPLINGS + ("shuffle",)
 _NEGATIVE_NUMBER = re.compile(r"^-\.?\d")
 
 
@@ -82,8 +81,8 @@ def _mechanism_options(p) -> None:
     m.add_argument("--scale", metavar="B", help="laplace noise scale")
     m.add_argument("--p", metavar="P", help="rr: probability of reporting the true bit")
     m.add_argument("--sensitivity", metavar="D", help="record norm bound (default 1)")
-    m.add_argument("--sampling", default="none", choices=SAMPLINGS, metavar="SCHEME",
-                   help=f"{', '.join(SAMPLINGS)} (default none)")
+    m.add_argument("--sampling", default="none", choices=mechanisms.SAMPLINGS, metavar="SCHEME",
+                   help=f"{', '.join(mechanisms.SAMPLINGS)} (default none)")
     m.add_argument("--q", metavar="Q", help="poisson sampling probability")
     m.add_argument("--n", type=_count, metavar="N", help="dataset size (wor, truncated-poisson)")
     m.add_argument("--batch", type=_count, metavar="B", help="wor batch size")
@@ -94,6 +93,9 @@ def _mechanism_options(p) -> None:
                         "for deterministic and shuffle)")
     m.add_argument("--steps", type=_count, default=1, metavar="K", help="compositions (default 1)")
     m.add_argument("--group", type=_count, metavar="K", help="group size (003), default 1")
+    m.add_argument("--exact-shuffle", action="store_true",
+                   help="shuffle, steps <= 3: H of 002's pair (P_S, Q_S) itself, both orders, "
+                        "by quadrature (T = 3: about a minute) instead of eq. (7)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -167,51 +169,27 @@ def _target(args):
         raise InputError("give either --pair SPEC.json or a MECHANISM, not both")
     if args.pair is not None:
         used = [k for k in _MECHANISM_ONLY if getattr(args, k) is not None]
-        if used or args.sampling != "none" or args.steps != 1 or args.relation is not None:
+        if (used or args.sampling != "none" or args.steps != 1 or args.relation is not None
+                or args.exact_shuffle):
             raise InputError("mechanism options (--sampling, --q, ...) need a MECHANISM, "
                              "not --pair")
         return _load(args.pair)
+    if args.exact_shuffle and args.sampling != "shuffle":
+        raise InputError("--exact-shuffle needs --sampling shuffle")
     base = mechanisms.base_mechanism(args.mechanism, sigma=args.sigma, scale=args.scale,
                                      p=args.p, sensitivity=args.sensitivity)
-    if args.sampling == "shuffle":
-        return _Shuffle(base, args)
-    relation = args.relation or ("zero-out" if args.sampling == "deterministic" else "add-remove")
+    relation = args.relation or ("zero-out" if args.sampling in ("deterministic", "shuffle")
+                                 else "add-remove")
     return mechanisms.build(base, args.sampling, relation, steps=args.steps,
                             group=args.group, q=args.q, n=args.n, batch=args.batch,
                             p_sample=args.p_sample, max_batch=args.max_batch)
 
 
-class _Shuffle:
-    """--sampling shuffle: 002's ABLQ_S lower bound (refacct.mechanisms.shuffle), gaussian
-    under zero-out only; the pair with sensitivity D is the one with sigma / D."""
-
-    def __init__(self, base, args) -> None:
-        if args.mechanism != "gaussian" or args.relation not in (None, "zero-out"):
-            raise InputError("--sampling shuffle is in the catalogue for gaussian under "
-                             "--relation zero-out (002 Sec. 2.2) only")
-        if args.group not in (None, 1):
-            raise InputError("--sampling shuffle has no --group")
-        try:
-            from .mechanisms import shuffle
-        except ImportError:
-            raise InputError("--sampling shuffle is not available in this version") from None
-        self.module, self.sigma, self.steps = shuffle, base.width / base.sensitivity, args.steps
-
-    def delta(self, eps, digits):
-        return self.module.shuffle_lower_bound(self.sigma, self.steps, eps, digits=digits)
-
-    def epsilon(self, target, digits):
-        if not hasattr(self.module, "shuffle_lower_bound_epsilon"):
-            raise InputError("epsilon for --sampling shuffle is not supported")
-        return self.module.shuffle_lower_bound_epsilon(self.sigma, self.steps, target,
-                                                       digits=digits)
-
-
-def _delta_of(target, key: str, query: str, digits: int):
-    if isinstance(target, _Shuffle):
+def _delta_of(target, key: str, query: str, digits: int, exact: bool = False):
+    if isinstance(target, mechanisms.Shuffled):
         if key == "alpha":
             raise InputError("--sampling shuffle takes --eps, not --alpha")
-        return target.delta(query, digits)
+        return target.delta(query, digits=digits, exact=exact)
     if isinstance(target, mechanisms.Dominated):
         if key == "alpha":
             return mechanisms.hockey_stick(target, query, digits=digits)
@@ -222,8 +200,8 @@ def _delta_of(target, key: str, query: str, digits: int):
 
 
 def _epsilon_of(target, query: str, digits: int):
-    if isinstance(target, _Shuffle):
-        return target.epsilon(query, digits)
+    if isinstance(target, mechanisms.Shuffled):
+        return target.epsilon(query, digits=digits)
     if isinstance(target, mechanisms.Dominated):
         return mechanisms.epsilon(target, query, digits=digits)
     return epsilon(target, query, digits=digits)
@@ -240,7 +218,7 @@ def _cmd_delta(args) -> int:
         key, queries = "eps", args.eps
         for e in queries:
             rational(e, "eps")
-    results = [_delta_of(target, key, q, args.digits) for q in queries]
+    results = [_delta_of(target, key, q, args.digits, args.exact_shuffle) for q in queries]
     records = [_delta_record(key, q, r, args.digits) for q, r in zip(queries, results)]
     value_name = "delta" if key == "eps" else "H_alpha"
     _print(args, records, key, "delta", value_name)
@@ -248,6 +226,8 @@ def _cmd_delta(args) -> int:
 
 
 def _cmd_epsilon(args) -> int:
+    if args.exact_shuffle:
+        raise InputError("--exact-shuffle is for delta only")
     target = _target(args)
     for d in args.delta:
         probability(d, "delta")

@@ -57,6 +57,22 @@ def test_shuffle_lower_bound_if_available(capsys):
     assert r["attained_by"].startswith("E_C at C = ")
 
 
+def test_exact_shuffle_is_at_least_eq_7_and_balle_wang_at_one_step(capsys):
+    """E_C of an event is below the hockey-stick divergence (001 Definition 3 as a sup over
+    events), so --exact-shuffle >= eq. (7); for T = 1 the pair (N(2, s^2), N(1, s^2)) is
+    Balle-Wang's with m = 1 / sigma = 2 (002 Prop. 3.1)."""
+    pytest.importorskip("refacct.mechanisms.shuffle")
+    args = ["delta", "gaussian", "--sigma", "0.5", "--sampling", "shuffle", "--eps", "1",
+            "--digits", "10"]
+    exact, = run_json(capsys, *args, "--steps", "2", "--exact-shuffle")
+    eq7, = run_json(capsys, *args, "--steps", "2")
+    assert exact["bound"] == eq7["bound"] == "lower" and exact["attained_by"] == "P_S||Q_S"
+    assert mp.mpf(exact["delta"]) >= mp.mpf(eq7["delta"])
+    one, = run_json(capsys, *args, "--steps", "1", "--exact-shuffle")
+    with mp.workdps(30):
+        assert abs(mp.mpf(one["delta"]) - balle_wang(1, 2)) <= mp.mpf("1e-10")
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["delta", "gaussian", "--sigma", "0", "--eps", "1"], "sigma must be > 0"),
     (["delta", "gaussian", "--sigma", "nan", "--eps", "1"], "sigma must be a finite rational"),
@@ -81,6 +97,10 @@ def test_shuffle_lower_bound_if_available(capsys):
     (["delta", "gaussian", "--sigma", "1", "--sampling", "deterministic", "--relation", "add",
       "--eps", "1"], "deterministic batching"),
     (["epsilon", "gaussian", "--sigma", "1", "--delta", "2"], "delta must lie in [0, 1]"),
+    (["delta", "gaussian", "--sigma", "1", "--sampling", "poisson", "--q", "1/2",
+      "--exact-shuffle", "--eps", "1"], "--exact-shuffle needs --sampling shuffle"),
+    (["delta", "laplace", "--scale", "1", "--sampling", "shuffle", "--eps", "1"],
+     "gaussian under zero-out"),
 ])
 def test_bad_mechanism_input_exits_2_with_one_line(capsys, argv, fragment):
     status, out, err = run(capsys, *argv)

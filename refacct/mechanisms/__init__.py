@@ -11,7 +11,7 @@ privacy curve is the maximum over its terms, computed by this package's ``delta`
 (Fraction(11, 48), 'add')
 """
 from .base import Additive, Base, discrete, gaussian, laplace, randomized_response
-from .catalogue import FAMILIES, SAMPLINGS, base_mechanism, build
+from .catalogue import FAMILIES, SAMPLINGS, Shuffled, base_mechanism, build
 from .curves import (BOUNDS, Dominated, MechanismDelta, MechanismEpsilon, Provenance, delta,
                      epsilon, hockey_stick)
 from .deterministic import deterministic_batching
@@ -29,5 +29,5 @@ __all__ = [
     "unsampled", "poisson_subsampled", "wor_subsampled", "deterministic_batching",
     "truncated_poisson", "q_trunc", "q_trunc_sum",
     "group_poisson", "group_fixed_batch", "vadhan_delta",
-    "FAMILIES", "SAMPLINGS", "base_mechanism", "build",
+    "FAMILIES", "SAMPLINGS", "base_mechanism", "build", "Shuffled",
 ]

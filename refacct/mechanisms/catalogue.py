@@ -1,11 +1,12 @@
 """One entry point for the command line: family x sampling x relation x group -> the
-catalogue entry (``Dominated``).  Dispatch only; the pairs live in the scheme modules."""
+catalogue entry (``Dominated``, or ``Shuffled`` for shuffling).  Dispatch only; the pairs
+live in the scheme modules, shuffling in ``refacct.mechanisms.shuffle``."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Union
 
 from .base import Base, gaussian, laplace, randomized_response
-from .curves import Dominated
+from .curves import Dominated, maximum
 from .deterministic import deterministic_batching
 from .group import group_fixed_batch, group_poisson
 from .poisson import poisson_subsampled
@@ -13,10 +14,10 @@ from .truncated_poisson import truncated_poisson
 from .unsampled import unsampled
 from .without_replacement import wor_subsampled
 
-__all__ = ["FAMILIES", "SAMPLINGS", "base_mechanism", "build"]
+__all__ = ["FAMILIES", "SAMPLINGS", "base_mechanism", "build", "Shuffled"]
 
 FAMILIES = ("gaussian", "laplace", "rr")
-SAMPLINGS = ("none", "poisson", "wor", "truncated-poisson", "deterministic")
+SAMPLINGS = ("none", "poisson", "wor", "truncated-poisson", "deterministic", "shuffle")
 
 
 def base_mechanism(family: str, *, sigma=None, scale=None, p=None, sensitivity=None) -> Base:
@@ -45,11 +46,14 @@ def _need(name: str, value, sampling: str):
 
 def build(base: Base, sampling: str, relation: str, *, steps: int = 1,
           group: Optional[int] = None, q=None, n=None, batch=None, p_sample=None,
-          max_batch=None, sigma=None, sensitivity=None) -> Dominated:
+          max_batch=None) -> Union[Dominated, "Shuffled"]:
     """The catalogue entry for ``base`` under ``sampling`` and ``relation``; ``group`` K > 1
-    selects 003's group pairs (Poisson / WOR) or sensitivity K Delta (no sampling)."""
+    selects 003's group pairs (Poisson / WOR) or sensitivity K Delta (no sampling);
+    ``shuffle`` gives a ``Shuffled`` (lower bounds, not a pair)."""
     if sampling not in SAMPLINGS:
         raise ValueError(f"sampling must be one of {', '.join(SAMPLINGS)}, got {sampling!r}")
+    if sampling == "shuffle":
+        return Shuffled(base, relation, steps, group)
     if group not in (None, 1):
         return _group(base, sampling, relation, steps, group, q, n, batch)
     if sampling == "none":
@@ -79,3 +83,37 @@ def _group(base: Base, sampling: str, relation: str, steps: int, K: int, q, n, b
         return unsampled(base.scaled(K), relation, steps)
     raise ValueError(f"--group is in the catalogue for --sampling poisson, wor (003) and none "
                      f"(gaussian / laplace), not {sampling}")
+
+
+class Shuffled:
+    """ABLQ_S (002 Sec. 3-4.3) with a Gaussian base under zero-out, from
+    ``refacct.mechanisms.shuffle``: delta(eps) >= max_C E_C of 002 eq. (7), or with
+    ``exact`` (steps <= 3) the larger of H(P_S || Q_S) and H(Q_S || P_S) of eqs. (1)-(2).
+    Both are lower bounds on delta_S (equal to it under 002 Conjecture 3.2 for the exact
+    one).  Sensitivity Delta is the pair with sigma / Delta."""
+
+    def __init__(self, base: Base, relation: str, steps: int, group: Optional[int]) -> None:
+        if getattr(base, "family", None) != "gaussian" or relation != "zero-out":
+            raise ValueError("shuffling is in the catalogue for gaussian under zero-out "
+                             "(002 Sec. 2.2) only")
+        if group not in (None, 1):
+            raise ValueError("shuffling has no group privacy in the catalogue")
+        try:
+            from . import shuffle  # written alongside the catalogue; imported on use
+        except ImportError as exc:
+            raise NotImplementedError(f"shuffling needs refacct.mechanisms.shuffle ({exc})") from None
+        self.module, self.steps = shuffle, steps
+        self.sigma = base.width / base.sensitivity
+
+    def delta(self, eps, *, digits: int = 20, exact: bool = False):
+        """The eq. (7) lower bound, or (``exact``) the max over both orders of the pair."""
+        if not exact:
+            return self.module.shuffle_lower_bound(self.sigma, self.steps, eps, digits=digits)
+        return maximum([(label, self.module.shuffle_exact(self.sigma, self.steps, eps,
+                                                          digits=digits, swap=swap))
+                        for label, swap in (("P_S||Q_S", False), ("Q_S||P_S", True))], "lower")
+
+    def epsilon(self, target, *, digits: int = 20):
+        """eps at which the eq. (7) bound equals ``target`` (a lower bound on eps_S)."""
+        return self.module.shuffle_lower_bound_epsilon(self.sigma, self.steps, target,
+                                                       digits=digits)

@@ -32,7 +32,7 @@ from ..pairs import PublicMixture, as_public_mixture
 from ..result import DeltaResult, EpsilonResult
 
 __all__ = ["BOUNDS", "Provenance", "Dominated", "MechanismDelta", "MechanismEpsilon",
-           "delta", "epsilon", "hockey_stick", "switch_point"]
+           "delta", "epsilon", "hockey_stick", "maximum", "switch_point"]
 
 BOUNDS = ("tight", "upper", "lower")
 
@@ -120,13 +120,19 @@ def _attained(results: Sequence[Tuple[str, object]]):
     return best, " = ".join(labels) if len(labels) > 1 else best_label
 
 
-def _combine(mech: Dominated, results, cls, extra):
+def maximum(results: Sequence[Tuple[str, DeltaResult]], bound: str) -> MechanismDelta:
+    """The maximum of labelled ``DeltaResult``s (one eps or alpha) as a ``MechanismDelta``
+    labelled ``bound``."""
+    return _combine(bound, list(results), MechanismDelta, _delta_extra)
+
+
+def _combine(bound: str, results, cls, extra):
     best, attained = _attained(results)
     err = max(r.abs_error for _, r in results)
     method = best.method if len(results) == 1 else (
         best.method + f"; max over {len(results)} terms ({', '.join(n for n, _ in results)})")
     fields = dict(value=best.value, abs_error=err, method=method, digits=best.digits,
-                  attained_by=attained, bound=mech.bound, terms=tuple(results))
+                  attained_by=attained, bound=bound, terms=tuple(results))
     fields.update(extra(best, results))
     if " = " in attained:  # a tie: the exact form of one term does not describe the max
         fields["exact_form"] = None
@@ -148,7 +154,7 @@ def _per_query(mech: Dominated, fn, queries, cls, extra):
     single = not isinstance(queries, (list, tuple))
     qs = [queries] if single else list(queries)
     per_term = [(label, [fn(pair, q) for q in qs]) for label, pair in mech.terms]
-    out = [_combine(mech, [(label, rs[i]) for label, rs in per_term], cls, extra)
+    out = [_combine(mech.bound, [(label, rs[i]) for label, rs in per_term], cls, extra)
            for i in range(len(qs))]
     return out[0] if single else out
 
