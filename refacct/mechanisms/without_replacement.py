@@ -48,7 +48,9 @@ def batch_size(n: object, batch: object) -> Fraction:
 
 def wor_subsampled(base: Base, n: int, batch: int, relation: str = "add-remove",
                    steps: int = 1) -> Dominated:
-    """k steps of ``base`` on a uniformly random batch of ``batch`` out of ``n`` records."""
+    """k steps of ``base`` on a uniformly random batch of ``batch`` out of ``n`` records:
+    substitution on datasets of size n; add / remove between sizes n - 1 and n (the record
+    is in the batch with probability gamma = batch / n, 001 Thm 10)."""
     gamma = batch_size(n, batch)
     rel = check_relation(relation, ("add", "remove", "add-remove", "substitution", "replace-one"),
                          "sampling without replacement")
