@@ -105,6 +105,7 @@ def inner_atoms(pairs: Sequence[Pair]) -> List[Tuple[object, str]]:
 
 
 SCAN_DIGITS = 6  # relative digits of the integrand values used to place pieces and nodes
+PIECE = 2  # lattice steps (feature widths) per Gauss-Legendre piece
 
 
 def _continuous(pairs: Sequence[Pair], beta, beta_exact, rule: int, digits: int):
@@ -181,7 +182,8 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, span, rule: 
     # lattice cuts closer than h to a singular point are dropped, so the pieces next to
     # one stay analytic on a neighbourhood of their own width
     cuts = sorted({lo, hi} | {b for b in breaks if lo < b < hi}
-                  | {y for y in lattice[rule::2] if all(abs(y - x) >= h for x in singular)})
+                  | {y for y in lattice[rule * PIECE // 2::PIECE]
+                     if all(abs(y - x) >= h for x in singular)})
     total = mp.zero
     for a, b in zip(cuts, cuts[1:]):
         local = max((v for y, v in zip(grid, values) if a - h <= y <= b + h), default=peak)
