@@ -15,7 +15,8 @@ from refacct import Discrete
 from refacct.mechanisms import (Dominated, deterministic_batching, delta, discrete, epsilon,
                                 gaussian, group_fixed_batch, group_poisson, hockey_stick,
                                 laplace, poisson_subsampled, randomized_response,
-                                truncated_poisson, unsampled, wor_subsampled)
+                                pointwise_max_pair, truncated_poisson, unsampled,
+                                wor_subsampled, wor_substitution_upper)
 
 F = Fraction
 
@@ -49,6 +50,9 @@ F = Fraction
     (lambda: group_poisson(laplace(1), "1/2", 2), ValueError, "Gaussian"),
     (lambda: group_fixed_batch(gaussian(1), 3, 4, 2), ValueError, "batch must lie in [1, n]"),
     (lambda: discrete({0: 1}, Discrete({0: 1})), TypeError, "P must be a refacct.Discrete"),
+    (lambda: wor_substitution_upper(gaussian(1), 4, 2), ValueError, "discrete base"),
+    (lambda: pointwise_max_pair(Discrete({0: "9/10", 1: "1/10"}), Discrete({1: 1})), ValueError,
+     "not convex at alpha = 1"),
 ])
 def test_bad_input_names_the_parameter(build, error, fragment):
     with pytest.raises(error) as info:

@@ -19,11 +19,14 @@ from math import comb
 import pytest
 from mpmath import mp
 
+from conftest import brute_H, product_table
 from refacct import Discrete, Gaussian, Laplace, Pair, hockey_stick, mixture
 from refacct.mechanisms import (deterministic_batching, gaussian, group_fixed_batch,
                                 group_poisson, laplace, poisson_subsampled,
                                 randomized_response, truncated_poisson, unsampled,
                                 wor_subsampled)
+from refacct.mechanisms import hockey_stick as hockey_stick_max
+from refacct.mechanisms.pointwise_max import wor_substitution_upper
 
 F = Fraction
 ALPHAS = ("1/3", "1", "3/2", "4")
@@ -351,3 +354,37 @@ def test_001_printed_remove_and_thm_14_pairs_are_not_the_mechanism():
         assert abs(x.value - y.value) > 100 * (x.abs_error + y.abs_error)
     with pytest.raises(ValueError, match="sum exactly to 1"):
         mixture([(1 - g, noise(0)), (1, noise(1))])
+
+
+# --- 001 App. D: the pointwise-maximum upper bound (discrete bases) ------------------------
+
+def test_pointwise_max_pair_is_the_one_step_worst_case():
+    """RR (p = 3/4), batch 1 of 2: H(P* || Q*) = H(M(D) || M(D')) for alpha >= 1 and
+    H(M(D') || M(D)) below 1 (D = (0, 1), D' = (0, 0)), by exact brute force."""
+    noise = rr_noise("3/4")
+    MD, MDp = wor_M([0, 1], 1, noise), wor_M([0, 0], 1, noise)
+    upper = wor_substitution_upper(randomized_response("3/4"), 2, 1, 1)
+    assert upper.bound == "upper"
+    for a in ("0", "1/3", "1/2", "3/4", "1", "6/5", "4/3", "2"):
+        order = [(MD, MDp)] if F(a) >= 1 else [(MDp, MD)]
+        assert H(upper, a).exact == brute_H(product_table(order), a)
+
+
+def test_pointwise_max_pair_dominates_every_two_step_run():
+    """Every non-adaptive two-step run on substitution neighbours of {0, 1}^2 (batch 1 of 2)
+    stays below (P*, Q*)^2, and the mixed terms of 001 Sec. 7 are among them."""
+    noise = rr_noise("3/4")
+    steps = []
+    for D in itertools.product((0, 1), repeat=2):
+        for i in range(2):
+            Dp = list(D)
+            Dp[i] = 1 - D[i]
+            steps.append((wor_M(list(D), 1, noise), wor_M(Dp, 1, noise)))
+    upper = wor_substitution_upper(randomized_response("3/4"), 2, 1, 2)
+    for a in ("1/2", "1", "4/3", "2"):
+        bound = H(upper, a).exact
+        worst = max(brute_H(product_table([s, t]), a) for s in steps for t in steps)
+        assert worst <= bound
+        lower = hockey_stick_max(wor_subsampled(randomized_response("3/4"), 2, 1,
+                                                "substitution", 2), a)
+        assert lower.exact == worst

@@ -16,6 +16,7 @@ from .curves import (BOUNDS, Dominated, MechanismDelta, MechanismEpsilon, Proven
                      epsilon, hockey_stick)
 from .deterministic import deterministic_batching
 from .group import group_fixed_batch, group_poisson, vadhan_delta
+from .pointwise_max import pointwise_max_pair, wor_substitution_upper
 from .poisson import poisson_subsampled
 from .relations import RELATIONS
 from .truncated_poisson import q_trunc, q_trunc_sum, truncated_poisson
@@ -27,6 +28,7 @@ __all__ = [
     "Dominated", "Provenance", "MechanismDelta", "MechanismEpsilon", "BOUNDS", "RELATIONS",
     "delta", "epsilon", "hockey_stick",
     "unsampled", "poisson_subsampled", "wor_subsampled", "deterministic_batching",
+    "wor_substitution_upper", "pointwise_max_pair",
     "truncated_poisson", "q_trunc", "q_trunc_sum",
     "group_poisson", "group_fixed_batch", "vadhan_delta",
     "FAMILIES", "SAMPLINGS", "base_mechanism", "build", "Shuffled",

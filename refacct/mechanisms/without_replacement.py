@@ -26,7 +26,7 @@ from .base import Base
 from .curves import Dominated, Provenance
 from .relations import check_relation, directions, mixed_directions
 
-__all__ = ["wor_subsampled", "batch_size", "THM_10_2", "THM_14"]
+__all__ = ["wor_subsampled", "substitution_outputs", "batch_size", "THM_10_2", "THM_14"]
 
 THM_10_2 = Provenance("Zhu et al. Thm 11 = 001 Thm 10.2, tight by Prop. 9.2",
                       "001_e18e95dcc7e0aa4a.txt", "Sec. 4, App. A")
@@ -46,17 +46,22 @@ def batch_size(n: object, batch: object) -> Fraction:
     return Fraction(batch, n)
 
 
+def substitution_outputs(base: Base, n: int, batch: int):
+    """(A, B) = ((1 - gamma) P_s + gamma Q_s, P_s): M(D) and M(D') for the datasets of
+    001 Sec. 7, from the base substitution pair (P_s, Q_s), gamma = batch / n."""
+    gamma = batch_size(n, batch)
+    sub = base.substitution_pair("sampling without replacement")
+    return mixture([(1 - gamma, sub.P), (gamma, sub.Q)]), sub.P
+
+
 def wor_subsampled(base: Base, n: int, batch: int, relation: str = "add-remove",
                    steps: int = 1) -> Dominated:
     """k steps of ``base`` on a uniformly random batch of ``batch`` out of ``n`` records:
     substitution on datasets of size n; add / remove between sizes n - 1 and n (the record
     is in the batch with probability gamma = batch / n, 001 Thm 10)."""
-    gamma = batch_size(n, batch)
+    A, B = substitution_outputs(base, n, batch)
     rel = check_relation(relation, ("add", "remove", "add-remove", "substitution", "replace-one"),
                          "sampling without replacement")
-    sub = base.substitution_pair("sampling without replacement")
-    A = mixture([(1 - gamma, sub.P), (gamma, sub.Q)])
-    B = sub.P
     desc = f"{base.name}, WOR batch {batch} of {n}, {rel}, {steps} step(s)"
     if rel in ("substitution", "replace-one"):
         return Dominated(desc, mixed_directions(A, B, steps), "tight" if steps == 1 else "lower",
