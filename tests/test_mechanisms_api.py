@@ -51,7 +51,8 @@ F = Fraction
     (lambda: group_fixed_batch(gaussian(1), 3, 4, 2), ValueError, "batch must lie in [1, n]"),
     (lambda: discrete({0: 1}, Discrete({0: 1})), TypeError, "P must be a refacct.Discrete"),
     (lambda: wor_substitution_upper(gaussian(1), 4, 2), ValueError, "discrete base"),
-    (lambda: pointwise_max_pair(Discrete({0: "9/10", 1: "1/10"}), Discrete({1: 1})), ValueError,
+    (lambda: pointwise_max_pair(Discrete({0: "9/10", 1: "1/10"}), Discrete({0: "1/2", 1: "1/2"})),
+     ValueError,
      "not convex at alpha = 1"),
 ])
 def test_bad_input_names_the_parameter(build, error, fragment):
