@@ -192,7 +192,9 @@ def _method(pm: PublicMixture) -> str:
     return "; ".join(names) + "; error bound from two evaluations (precision, nodes, cuts)"
 
 
-def _delta_continuous(pm, alpha, eps, alpha_exact, digits) -> DeltaResult:
+def _evaluation(pm: PublicMixture, eps, alpha_exact):
+    """``compute(rule)`` for ``two_evaluations``: (sum_r w_r H_alpha(term r), known bound) at
+    the working precision with quadrature rule ``rule``."""
     def compute(rule: int):
         a = _alpha_mpf(alpha_exact, eps)
         total, known = mp.zero, mp.zero
@@ -202,7 +204,11 @@ def _delta_continuous(pm, alpha, eps, alpha_exact, digits) -> DeltaResult:
             known += to_mpf(w) * bound
         return total, known
 
-    value, err, _ = two_evaluations(compute, digits)
+    return compute
+
+
+def _delta_continuous(pm, alpha, eps, alpha_exact, digits) -> DeltaResult:
+    value, err, _ = two_evaluations(_evaluation(pm, eps, alpha_exact), digits)
     return DeltaResult(value, err, _method(pm), digits, alpha=alpha, eps=eps)
 
 
@@ -259,13 +265,19 @@ def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> Eps
     method = "root of delta(eps) = delta: Illinois on log delta, bracket verified with delta's bounds"
 
     def d(eps, dig):
+        """verified delta(eps) and its bound (for the final bracket)"""
         r = _delta_continuous(pm, None, rational(eps, "eps"), None, dig)
         return r.value, r.abs_error
 
+    def search(eps, dig):
+        """one evaluation of delta(eps) at dig + 8 digits: locates the root, proves nothing"""
+        with mp.workdps(dig + 8):
+            return _evaluation(pm, rational(eps, "eps"), None)(0)[0]
+
     with mp.workdps(digits + 10):
         t = to_mpf(target)
-        v0, _ = d(mp.zero, 10)
-        if v0 <= t:
+        v0, e0 = d(mp.zero, 10)
+        if v0 + e0 <= t:
             return EpsilonResult(mp.zero, mp.zero, method + "; delta(0) <= delta", digits, target)
         limit, top = _tail_of_curve(pm)
         if target < limit:
@@ -280,12 +292,11 @@ def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> Eps
             if hi >= top:
                 hi = top
                 break
-            vh, _ = d(hi, 10)
-            if vh <= t:
+            if search(hi, 10) <= t:
                 break
             lo, hi = hi, 2 * hi
-        coarse = _illinois(lambda x: _log_gap(d(x, 10)[0], t), lo, hi, mp.mpf(10) ** -8)
-        fine = lambda x: _log_gap(d(x, digits + 3)[0], t)  # noqa: E731
+        coarse = _illinois(lambda x: _log_gap(search(x, 10), t), lo, hi, mp.mpf(10) ** -8)
+        fine = lambda x: _log_gap(search(x, digits + 3), t)  # noqa: E731
         width = mp.mpf(10) ** -7 * max(1, coarse[1])
         a, b = max(lo, coarse[0] - width), min(hi, coarse[1] + width)
         if not (fine(a) > 0 >= fine(b)):
