@@ -22,7 +22,7 @@
 # Carlo (App. B.2, accuracy 0.001); these are verified to the digits shown.
 #
 # **Fig. 3** (001 Sec. 7): WOR with n = 2, batch 1, Laplace scale 2, two steps under
-# substitution: H(Q×Q‖P×P), H(P×Q‖Q×P), H(P×P‖Q×Q) with P = ½Lap(−1, 2) + ½Lap(1, 2),
+# substitution: H(Q×Q‖P×P), H(P×Q‖Q×P), H(P×P‖Q×Q) with P = ½Lap(−1, 2) + ½Lap(1, 2) and
 # Q = Lap(−1, 2); each is the largest on an interval of ε.
 #
 # Run: `python notebooks/001_fig1_fig3.py [--quick]`; writes `results/notebooks/001_fig1.png`,
@@ -53,11 +53,7 @@ for k, color in zip(STEPS, ["C0", "C1", "C2"]):
     for label, style in (("add", "--"), ("remove", "-")):
         values = [dict(fig1[k, e].terms)[label].value for e in EPS1]
         ax.plot(_nb.floats(EPS1), _nb.floats(values), style, color=color, label=f"{label}, k = {k}")
-ax.set_xlabel("ε")
-ax.set_ylabel("δ(ε)")
-ax.set_title("001 Fig. 1: Poisson q = 9/10, Laplace scale 1")
-ax.legend()
-_nb.save(fig, "001_fig1")
+_nb.finish(fig, ax, "001_fig1", "001 Fig. 1: Poisson q = 9/10, Laplace scale 1", "δ(ε)")
 
 # %% [markdown]
 # ## Fig. 3: the three substitution terms, k = 2
@@ -73,21 +69,18 @@ for label, name in names.items():
     ax.plot(_nb.floats(EPS3), _nb.floats(dict(r.terms)[label].value for r in fig3), label=name)
 for x in ("0.30483676", "0.51899413"):  # switch points, proofs/001_sec7_substitution_terms.py
     ax.axvline(float(x), color="grey", lw=0.5)
-ax.set_xlabel("ε")
-ax.set_ylabel("hockey-stick divergence")
-ax.set_title("001 Fig. 3: WOR n = 2, b = 1, Laplace scale 2, k = 2")
-ax.legend()
-_nb.save(fig, "001_fig3")
+_nb.finish(fig, ax, "001_fig3",
+           "001 Fig. 3: WOR n = 2, b = 1, Laplace scale 2, k = 2", "hockey-stick divergence")
 
 # %% [markdown]
 # ## Table
 
 # %%
-rows = [(k, e, _nb.shown(dict(fig1[k, e].terms)["add"]), _nb.shown(dict(fig1[k, e].terms)["remove"]),
+rows = [(k, e, *(_nb.shown(dict(fig1[k, e].terms)[d]) for d in ("add", "remove")),
          fig1[k, e].attained_by) for k in STEPS for e in EPS1[::2]]
 rows3 = [(e, *(_nb.shown(dict(r.terms)[label]) for label in names), r.attained_by)
          for e, r in zip(EPS3[::2], fig3[::2])]
 _nb.table("001_fig1_fig3", "001 Fig. 1 and Fig. 3 (verified values ± bound)",
           ["k", "ε", "δ_add", "δ_remove", "larger"], rows,
-          "Fig. 3 terms (j=0 Q²‖P², j=1 P×Q‖Q×P, j=2 P²‖Q²):\n\n| ε | j=0 | j=1 | j=2 | largest |\n"
-          "|---|---|---|---|---|\n" + "\n".join("| " + " | ".join(map(str, r)) + " |" for r in rows3))
+          "Fig. 3 terms (j=0 Q²‖P², j=1 P×Q‖Q×P, j=2 P²‖Q²):\n\n"
+          + _nb.markdown(["ε", "j=0", "j=1", "j=2", "largest"], rows3))

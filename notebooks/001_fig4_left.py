@@ -40,11 +40,8 @@ for label, name, style in (("j=1", "H(A‖B)", "-"), ("j=0", "H(B‖A)", "--")):
             label=name)
 ax.plot(_nb.floats(EPS), _nb.floats(r.value for r in results), ":", color="k", lw=2,
         label="point-wise max")
-ax.set_xlabel("ε")
-ax.set_ylabel("hockey-stick divergence, one step")
-ax.set_title("001 Fig. 4 left: WOR, σ = 4, γ = 0.05, substitution")
-ax.legend()
-_nb.save(fig, "001_fig4_left")
+_nb.finish(fig, ax, "001_fig4_left", "001 Fig. 4 left: WOR, σ = 4, γ = 0.05, substitution",
+           "hockey-stick divergence, one step")
 
 # %%
 _nb.table("001_fig4_left", "001 Fig. 4 left: one step, WOR Gaussian σ = 4, γ = 0.05",

@@ -56,11 +56,7 @@ ax.semilogy(_nb.floats(EPS2), _nb.floats(r.value for r in poisson), label="δ_P 
 ax.semilogy(_nb.floats(EPS2), _nb.floats(r.value for r in shuffled), "--",
             label="H(P_S‖Q_S) (shuffle pair)")
 ax.axvline(7.1516142, color="grey", lw=0.5)
-ax.set_xlabel("ε")
-ax.set_ylabel("δ(ε)")
-ax.set_title("002 Fig. 2 style: σ = 0.3, T = 2")
-ax.legend()
-_nb.save(fig, "002_fig2")
+_nb.finish(fig, ax, "002_fig2", "002 Fig. 2 style: σ = 0.3, T = 2", "δ(ε)")
 
 # %% [markdown]
 # ## Fig. 3: σ = 0.4, T = 10,000
@@ -75,11 +71,7 @@ fig, ax = plt.subplots(figsize=(6, 4))
 ax.semilogy(_nb.floats(EPS3), _nb.floats(r.value for r in det3), label="δ_D (deterministic)")
 ax.semilogy(_nb.floats(EPS3), _nb.floats(r.value for r in lower), "--",
             label="δ_S lower bound, eq. (7)")
-ax.set_xlabel("ε")
-ax.set_ylabel("δ(ε)")
-ax.set_title("002 Fig. 3: σ = 0.4, T = 10,000")
-ax.legend()
-_nb.save(fig, "002_fig3")
+_nb.finish(fig, ax, "002_fig3", "002 Fig. 3: σ = 0.4, T = 10,000", "δ(ε)")
 
 # %%
 rows = [(e, _nb.shown(d), _nb.shown(p), p.attained_by, _nb.shown(s))
@@ -87,5 +79,4 @@ rows = [(e, _nb.shown(d), _nb.shown(p), p.attained_by, _nb.shown(s))
 rows3 = [(e, _nb.shown(d), _nb.shown(s)) for e, d, s in zip(EPS3[::2], det3[::2], lower[::2])]
 _nb.table("002_fig2_fig3", "002 Fig. 2 (σ = 0.3, T = 2) and Fig. 3 (σ = 0.4, T = 10,000)",
           ["ε", "δ_D", "δ_P", "δ_P attained by", "H(P_S‖Q_S)"], rows,
-          "Fig. 3:\n\n| ε | δ_D | δ_S ≥ (eq. 7) |\n|---|---|---|\n"
-          + "\n".join("| " + " | ".join(r) + " |" for r in rows3))
+          "Fig. 3:\n\n" + _nb.markdown(["ε", "δ_D", "δ_S ≥ (eq. 7)"], rows3))

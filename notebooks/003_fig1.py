@@ -53,12 +53,10 @@ for s, color in zip(SIGMAS, ["C0", "C1"]):
             label=f"Vadhan (003 Lemma 1.1), σ = {s}")
     ax.plot(GROUPS, _nb.floats(K * eps[s, 1][0].value for K in GROUPS), ":", color=color,
             label=f"K ε_1, σ = {s}")
-ax.set_xlabel("group size K")
-ax.set_ylabel(f"ε(δ = {DELTA})")
 ax.set_yscale("log")
-ax.set_title(f"003 Fig. 1 style: Poisson q = {Q}, one step")
-ax.legend(fontsize=7)
-_nb.save(fig, "003_fig1")
+_nb.finish(fig, ax, "003_fig1",
+           f"003 Fig. 1 style: Poisson q = {Q}, one step", f"ε(δ = {DELTA})",
+           xlabel="group size K", legend_size=7)
 
 # %%
 _nb.table("003_fig1", f"003 Fig. 1 style: group-level ε(δ = {DELTA}), Poisson q = {Q}, T = 1",

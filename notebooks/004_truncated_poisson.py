@@ -51,12 +51,11 @@ curve = {B: truncated[i * len(EPS):(i + 1) * len(EPS)] for i, B in enumerate(BAT
 fig, ax = plt.subplots(figsize=(6, 4))
 for B in BATCHES:
     ax.semilogy(_nb.floats(EPS), _nb.floats(r.value for r in curve[B]), label=f"truncated, B = {B}")
-ax.semilogy(_nb.floats(EPS), _nb.floats(r.value for r in plain), "k--", label="Poisson, no truncation")
-ax.set_xlabel("ε")
-ax.set_ylabel("δ(ε)")
-ax.set_title(f"004: truncated Poisson, n = {N}, p = {P}, σ = {SIGMA}, one step")
-ax.legend(fontsize=8)
-_nb.save(fig, "004_truncated_poisson")
+ax.semilogy(_nb.floats(EPS), _nb.floats(r.value for r in plain), "k--",
+            label="Poisson, no truncation")
+_nb.finish(fig, ax, "004_truncated_poisson",
+           f"004: truncated Poisson, n = {N}, p = {P}, σ = {SIGMA}, one step", "δ(ε)",
+           legend_size=8)
 
 # %%
 p = Fraction(P)

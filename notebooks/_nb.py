@@ -1,6 +1,7 @@
 """Shared by the notebooks: command line (``--quick`` for the small CI grid), the output
-folder ``results/notebooks/`` (or $REFACCT_NOTEBOOK_RESULTS), markdown tables, the sweep cache, and picklable tasks for
-``refacct.sweep`` (a worker process imports this module to run them).
+folder ``results/notebooks/`` (or $REFACCT_NOTEBOOK_RESULTS), markdown tables, the sweep
+cache, and picklable tasks for ``refacct.sweep`` (a worker process imports this module to
+run them).
 
 Numbers stay exact (rational strings) or mpf until ``floats`` converts them for plotting.
 """
@@ -54,6 +55,16 @@ def floats(values: Iterable) -> List[float]:
     return [float(Fraction(v)) if isinstance(v, str) else float(v) for v in values]
 
 
+def finish(fig, ax, name: str, title: str, ylabel: str, xlabel: str = "ε",
+           legend_size=None) -> Path:
+    """Label ``ax``, add the legend and save ``fig`` as results/notebooks/<name>.png."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=legend_size)
+    return save(fig, name)
+
+
 def save(fig, name: str) -> Path:
     """Write ``fig`` as results/notebooks/<name>.png."""
     OUT.mkdir(parents=True, exist_ok=True)
@@ -68,15 +79,18 @@ def table(name: str, title: str, header: Sequence[str], rows: Iterable[Sequence[
           notes: str = "") -> Path:
     """Write a markdown table as results/notebooks/<name>.md (and print it)."""
     OUT.mkdir(parents=True, exist_ok=True)
-    lines = [f"# {title}", "", "| " + " | ".join(header) + " |",
-             "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    text = "\n".join(lines + ([""] + [notes] if notes else [])) + "\n"
+    text = f"# {title}\n\n{markdown(header, rows)}" + (f"\n{notes}\n" if notes else "")
     path = OUT / f"{name}.md"
     path.write_text(text, encoding="utf-8")
     print(text)
     print(f"wrote {path}")
     return path
+
+
+def markdown(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """A markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]) + "\n"
 
 
 def shown(result, digits: int = 6) -> str:

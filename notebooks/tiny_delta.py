@@ -75,11 +75,8 @@ for (name, results), color in zip(ref.items(), ["C0", "C1"]):
         ax.plot(_nb.floats(EPS), [float(mp.log10(v)) if v > 0 else float("nan") for v in values],
                 style, color=color, label=f"{peer}, {name}")
 ax.axhline(-100, color="grey", lw=0.5)
-ax.set_xlabel("ε")
-ax.set_ylabel("log10 δ(ε)")
-ax.set_title("Tiny δ: refacct vs float64 accountants")
-ax.legend(fontsize=7)
-_nb.save(fig, "tiny_delta")
+_nb.finish(fig, ax, "tiny_delta",
+           "Tiny δ: refacct vs float64 accountants", "log10 δ(ε)", legend_size=7)
 
 # %%
 rows = []

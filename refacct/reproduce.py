@@ -240,24 +240,26 @@ _SEC5_NOTE = ("Poisson q = 9/10 of the Laplace mechanism with scale 1 (001 Sec. 
               "composed separately; the value is the named direction minus the other. The "
               "crossing itself: proofs/001_sec5_laplace_crossing.py.")
 _SEC7_NOTE = ("WOR, n = 2, b = 1, Laplace scale 2, two steps (001 Sec. 7): terms j=0 Q²‖P², "
-              "j=1 P×Q‖Q×P, j=2 P²‖Q² with P = Lap(-1, 2)/2 + Lap(1, 2)/2, Q = Lap(-1, 2); the "
+              "j=1 P×Q‖Q×P, j=2 P²‖Q² with P = Lap(-1, 2)/2 + Lap(1, 2)/2, Q = Lap(-1, 2); "
+              "the "
               "value is the named term minus the larger other. Switch points: "
               "proofs/001_sec7_substitution_terms.py.")
 
 
 # 002 Sec. 4.3 and App. A: the shuffle lower bound of eq. (7), maximised over real C
-def _shuffle_delta(sigma: str, steps: int, eps: str) -> Callable[[int], Result]:
+def _shuffle(section: str, sigma: str, T: int, at: str, printed: str, quote: str, *,
+             epsilon: bool = False, expect: str = "yes", note: str = "") -> Reproduction:
+    """A row "delta_S(eps = at) >= printed" (or "eps_S(delta = at) >= printed" with
+    ``epsilon``) from 002 eq. (7) with T steps (refacct.mechanisms.shuffle)."""
     def compute(digits: int) -> Result:
         from .mechanisms import shuffle
-        return shuffle.shuffle_lower_bound(sigma, steps, eps, digits=digits)
-    return compute
-
-
-def _shuffle_epsilon(sigma: str, steps: int, target: str) -> Callable[[int], Result]:
-    def compute(digits: int) -> Result:
-        from .mechanisms import shuffle
-        return shuffle.shuffle_lower_bound_epsilon(sigma, steps, target, digits=digits)
-    return compute
+        fn = shuffle.shuffle_lower_bound_epsilon if epsilon else shuffle.shuffle_lower_bound
+        return fn(sigma, T, at, digits=digits)
+    quantity = (f"ε_S(δ = {at})" if epsilon else f"δ_S(ε = {at})") + \
+        f" lower bound, σ = {sigma}, T = {T}"
+    return Reproduction("002", f"{section}, eq. (7)", quantity, f"≥ {printed}", printed,
+                        "lower", compute, quote, expect=expect, note=note or _SHUFFLE_NOTE,
+                        max_digits=12)
 
 
 _SHUFFLE_NOTE = ("max over real C of 002 eq. (7), E_C = P_S(E_C) - e^ε Q_S(E_C) (the paper takes "
@@ -328,7 +330,8 @@ _004_TIGHT = ("This method has the privacy guarantees of a Poisson sampled Gauss
 _004_NEVER = ("(i.e. truncation never happens), Theorem\u00a03.1 retrieves the privacy guarantees "
               "of Poisson sampling without truncation, as desired.")
 _004_IDENTITY = ("=\\frac{\\mathop{\\mathbf{Pr}}[\\operatorname*{Binom}(n,p)\\geq B+1]}"
-                 "{\\mathop{\\mathbf{Pr}}[\\operatorname*{Binom}(n-1,p)\\geq B]}\\cdot\\frac{B}{n}.")
+                 "{\\mathop{\\mathbf{Pr}}[\\operatorname*{Binom}(n-1,p)\\geq B]}"
+                 "\\cdot\\frac{B}{n}.")
 _004_NOTE = ("004's dominating pairs are public mixtures over r ∈ {1, 2} with Pr[r = 1] = "
              "Pr[Binom(n-1, p) < B] and rate q_trunc for r = 2; these rows check the two "
              "extremes and the Sec. 3.4 identity exactly (general n, p, B: "
@@ -381,38 +384,18 @@ REPRODUCTIONS: List[Reproduction] = [
         "whereas on the other hand, $\\varepsilon_{\\mathcal{S}}(\\delta)\\geq 6.528$ and "
         "$\\varepsilon_{\\mathcal{D}}(\\delta)\\approx 6.652$.",
         note=_det_note("1000")),
-    Reproduction(
-        "002", "Sec. 4.3 (Fig. 3), eq. (7)", "δ_S(ε = 4) lower bound, σ = 0.4, T = 10,000",
-        "≥ 0.226", "0.226", "lower", _shuffle_delta("0.4", 10000, "4"), _FIG3,
-        note=_SHUFFLE_NOTE, max_digits=12),
-    Reproduction(
-        "002", "Sec. 4.3 (Fig. 3), eq. (7)", "δ_S(ε = 12) lower bound, σ = 0.4, T = 10,000",
-        "≥ 7.5e-5", "7.5e-5", "lower", _shuffle_delta("0.4", 10000, "12"), _FIG3,
-        expect="no", note=_ROUNDED_UP_NOTE, max_digits=12),
-    Reproduction(
-        "002", "App. A.1 (Fig. 4), eq. (7)", "ε_S(δ = 1e-6) lower bound, σ = 0.5, T = 10,000",
-        "≥ 10.994", "10.994", "lower", _shuffle_epsilon("0.5", 10000, "1e-6"), _A1["0.5"],
-        note=_SHUFFLE_NOTE, max_digits=12),
-    Reproduction(
-        "002", "App. A.1 (Fig. 5), eq. (7)", "ε_S(δ = 1e-5) lower bound, σ = 0.7, T = 1000",
-        "≥ 6.528", "6.528", "lower", _shuffle_epsilon("0.7", 1000, "1e-5"), _A1["0.7"],
-        note=_SHUFFLE_NOTE, max_digits=12),
-    Reproduction(
-        "002", "App. A.2 (Fig. 6), eq. (7)", "δ_S(ε = 1) lower bound, σ = 0.8, T = 1000",
-        "≥ 0.018", "0.018", "lower", _shuffle_delta("0.8", 1000, "1"), _FIG6,
-        expect="no", note=_ROUNDED_UP_NOTE, max_digits=12),
-    Reproduction(
-        "002", "App. A.2 (Fig. 6), eq. (7)", "δ_S(ε = 4) lower bound, σ = 0.8, T = 1000",
-        "≥ 1.6e-4", "1.6e-4", "lower", _shuffle_delta("0.8", 1000, "4"), _FIG6,
-        expect="no", note=_ROUNDED_UP_NOTE, max_digits=12),
-    Reproduction(
-        "002", "App. A.2 (Fig. 7), eq. (7)", "δ_S(ε = 1) lower bound, σ = 1, T = 1000",
-        "≥ 0.004", "0.004", "lower", _shuffle_delta("1", 1000, "1"), _FIG7,
-        expect="no", note=_SIGMA1_NOTE, max_digits=12),
-    Reproduction(
-        "002", "App. A.2 (Fig. 7), eq. (7)", "δ_S(ε = 4) lower bound, σ = 1, T = 1000",
-        "≥ 4.38e-7", "4.38e-7", "lower", _shuffle_delta("1", 1000, "4"), _FIG7,
-        note=_SHUFFLE_NOTE, max_digits=12),
+    _shuffle("Sec. 4.3 (Fig. 3)", "0.4", 10000, "4", "0.226", _FIG3),
+    _shuffle("Sec. 4.3 (Fig. 3)", "0.4", 10000, "12", "7.5e-5", _FIG3, expect="no",
+             note=_ROUNDED_UP_NOTE),
+    _shuffle("App. A.1 (Fig. 4)", "0.5", 10000, "1e-6", "10.994", _A1["0.5"], epsilon=True),
+    _shuffle("App. A.1 (Fig. 5)", "0.7", 1000, "1e-5", "6.528", _A1["0.7"], epsilon=True),
+    _shuffle("App. A.2 (Fig. 6)", "0.8", 1000, "1", "0.018", _FIG6, expect="no",
+             note=_ROUNDED_UP_NOTE),
+    _shuffle("App. A.2 (Fig. 6)", "0.8", 1000, "4", "1.6e-4", _FIG6, expect="no",
+             note=_ROUNDED_UP_NOTE),
+    _shuffle("App. A.2 (Fig. 7)", "1", 1000, "1", "0.004", _FIG7, expect="no",
+             note=_SIGMA1_NOTE),
+    _shuffle("App. A.2 (Fig. 7)", "1", 1000, "4", "4.38e-7", _FIG7),
     Reproduction(
         "003", "Sec. 4 (Fig. 1), Thm 3.1", "Vadhan δ_K(1) − tight δ_K(1), group K = 2",
         "> 0", "0", "above", _group_gain(2), _003_QUOTE, note=_003_NOTE, claim=True),

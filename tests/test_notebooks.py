@@ -34,7 +34,7 @@ def test_notebook_runs_and_writes_its_outputs(name, tmp_path):
     done = subprocess.run([sys.executable, name, "--quick"], cwd=ROOT / "notebooks", env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    pngs = re.findall(r'_nb\.save\(fig, "([^"]+)"\)', source)
+    pngs = re.findall(r'_nb\.finish\(fig, ax, "([^"]+)"', source)
     tables = re.findall(r'_nb\.table\(\s*"([^"]+)"', source)
     assert pngs and tables
     for stem in pngs:

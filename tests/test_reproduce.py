@@ -28,7 +28,8 @@ def mpq(x):
 
 
 def prop_3_1(eps, sigma):
-    """002 Prop. 3.1: delta_D(eps) = Phi(-sigma eps + 1/(2 sigma)) - e^eps Phi(-sigma eps - 1/(2 sigma))."""
+    """002 Prop. 3.1: delta_D(eps) = Phi(-sigma eps + 1/(2 sigma))
+    - e^eps Phi(-sigma eps - 1/(2 sigma))."""
     Phi = lambda x: mp.erfc(-x / mp.sqrt(2)) / 2  # noqa: E731
     return Phi(-sigma * eps + 1 / (2 * sigma)) - mp.exp(eps) * Phi(-sigma * eps - 1 / (2 * sigma))
 
