@@ -8,8 +8,6 @@ import sys
 from fractions import Fraction
 from typing import Dict, Iterable, Iterator, Sequence, Tuple
 
-from mpmath import mp
-
 from refacct.result import format_mpf
 
 _failed = []

@@ -3,7 +3,14 @@
 Each ``Reproduction`` is one number printed in a paper (``../shared/papers``), the sentence
 it is printed in, how to read the printed digits, and a function computing it with refacct.
 ``refacct reproduce`` (``refacct.cli``) runs ``REPRODUCTIONS`` and prints / writes the table;
-later issues add rows (e.g. the subsampling catalogue) by appending to the list.
+later issues add rows by appending to the list.
+
+The rows cover the four papers (001 App. B.1, Sec. 5, Sec. 7; 002 Prop. 3.1 and eq. (7);
+003 Sec. 4; 004 Sec. 3.1 and 3.4), all through the catalogue builders of
+``refacct.mechanisms``, continuous compositions at k <= 2 only, so that the command takes
+seconds.  A claim printed without a number ("these curves cross", "improves over Lemma
+1.1", "q = B/n") is instantiated at stated parameters as a ``Derived`` number: the
+difference of two verified curves (reading ``above``), or an exact rational.
 
 Readings of a printed number x (``Reading``):
 
@@ -270,9 +277,11 @@ _ROUNDED_UP_NOTE = ("eq. (7)'s maximum over all real C lies below the printed bo
                     "slightly too large (e.g. δ_S(12): 7.4734e-5, and the paper's grid point "
                     "C = 3.42 gives the same to 8 digits).")
 _SIGMA1_NOTE = ("not reproduced: eq. (7) maximised over real C gives 9.987e-4 at σ = 1, "
-                "T = 1000, ε = 1, a quarter of the printed 0.004 (a float64 grid evaluation "
-                "agrees with refacct); the paper's δ_S(4) ≥ 4.38e-7 at the same σ, T is "
-                "reproduced, so σ and T are presumably the ones used; cause not identified.")
+                "T = 1000, ε = 1, a quarter of the printed 0.004 (the paper's own grid "
+                "evaluation, redone in tests/test_reproduce.py, agrees with refacct); the "
+                "paper's δ_S(4) ≥ 4.38e-7 at the same σ, T is reproduced, so σ and T are "
+                "presumably the ones used.  9.987e-4 would print as 0.001, so a misprint is "
+                "possible; the cause is not identified.")
 _A1 = {"0.5": ("whereas on the other hand, $\\varepsilon_{\\mathcal{S}}(\\delta)\\geq 10.994$ and "
                "$\\varepsilon_{\\mathcal{D}}(\\delta)\\approx 10.997$."),
        "0.7": ("whereas on the other hand, $\\varepsilon_{\\mathcal{S}}(\\delta)\\geq 6.528$ and "
