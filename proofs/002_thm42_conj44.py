@@ -14,8 +14,8 @@ error bounds).  The switch point is bracketed by bisection on verified signs
 term at both bracket ends.  "Single" is shown on the grid (one sign change), not proven
 between grid points.  T = 3 costs minutes per Poisson value (nested quadrature of a
 Gaussian mixture; one delta_P(2) at 8 digits took 861 s on a loaded 2-core machine), so
-with ``--steps 3`` only the two sides are shown, at one eps each, at 6 digits, and no
-bracket is computed; it is not run by the test suite.
+with ``--steps 3`` only the two sides are shown, at one eps each, at 6 digits, with the
+shuffle pair at the same eps, and no bracket is computed; it is not run by the test suite.
 """
 from __future__ import annotations
 
@@ -90,6 +90,7 @@ def main(T: int) -> None:
     else:
         side(poisson, det, "1", -1, T)
         side(poisson, det, "12", 1, T)
+        shuffle_below(T, ["1", "12"])
     done()
 
 
