@@ -93,6 +93,8 @@ def decode(data: Any) -> Any:
     if "dataclass" in data:
         module, name = data["dataclass"].split(":")
         cls = getattr(importlib.import_module(module), name)
+        if not dataclasses.is_dataclass(cls):
+            raise ValueError(f"{data['dataclass']} is not a dataclass")
         return cls(**{k: decode(v) for k, v in data["fields"].items()})
     (tag, value), = data.items()
     if tag == "mpf":
