@@ -1,0 +1,102 @@
+"""Accountants under test: peers (one module each, imported lazily) and user callables.
+
+An ``Accountant`` has a ``name``, what its numbers ``claims`` to be (``"upper"``: never below
+the truth, what a privacy guarantee needs; ``"lower"``: never above it), its accuracy
+``knobs`` and ``prepare(case)``, which returns ``None`` when the accountant cannot express the
+case, else an *answer* function ``answer(query) -> number | None`` (``None``: this query
+kind is not expressible; an exception or a non-finite / negative number is a failure).
+``prepare`` is called once per case, so an accountant composes its distribution once.
+
+**User accountants** plug in as ``package.module:function`` with the signature
+
+    function(case: refacct.validation.Case, query: refacct.validation.Query) -> float | None
+
+``query.kind`` is ``"delta"`` (return delta at eps = ``query.at``), ``"epsilon"`` (return
+eps at delta = ``query.at``) or ``"alpha"`` (H_alpha; return ``None`` to skip); ``query.at``
+is an exact ``Fraction``.  The case gives ``case.family``, ``case.param("sigma")``,
+``case.scheme``, ``case.param("q")``, ``case.relation``, ``case.steps``, ``case.group``.
+Return ``None`` for cases you do not handle.  An attribute ``function.claims = "lower"``
+marks a lower-bound accountant (default ``"upper"``).
+
+Peers (``PEERS``): ``dp_accounting`` (``dp_accounting.pld``, ``dp_accounting.pld-optimistic``,
+``dp_accounting.rdp``) and ``prv_accountant`` (``prv_accountant.upper``,
+``prv_accountant.lower``); ``resolve("dp_accounting")`` gives all of a peer's accountants.
+Core refacct never imports a peer: each module imports its peer inside its functions.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Mapping, Optional, Sequence
+
+from ..cases import Case, Query
+
+__all__ = ["Accountant", "Answer", "PEERS", "resolve", "user_accountant", "available_peers"]
+
+Answer = Callable[[Query], object]
+PEERS = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant"}
+
+
+@dataclass(frozen=True)
+class Accountant:
+    """An accountant under test (see the module docstring)."""
+
+    name: str
+    claims: str
+    prepare: Callable[[Case], Optional[Answer]]
+    knobs: Mapping[str, object] = field(default_factory=dict)
+
+
+def user_accountant(spec: str) -> Accountant:
+    """``package.module:function`` as an ``Accountant`` (signature in the module docstring)."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"a user accountant is 'package.module:function', got {spec!r}")
+    fn = getattr(importlib.import_module(module_name), attr)
+    if not callable(fn):
+        raise TypeError(f"{spec} is not callable")
+    return Accountant(spec, getattr(fn, "claims", "upper"), lambda case: lambda q: fn(case, q))
+
+
+def _peer_module(peer: str):
+    return importlib.import_module(f"{__name__}.{PEERS[peer]}")
+
+
+def available_peers() -> List[str]:
+    """Peers whose package is importable here."""
+    return [p for p in PEERS if _peer_module(p).importable()]
+
+
+def resolve(spec: str, knobs: Optional[Mapping[str, str]] = None) -> List[Accountant]:
+    """``spec`` = a peer (all its accountants), ``peer.accountant``, or
+    ``module:function``; ``knobs`` = {"peer.knob": value} passed to the peers."""
+    if ":" in spec:
+        return [user_accountant(spec)]
+    peer, _, which = spec.partition(".")
+    if peer not in PEERS:
+        raise ValueError(f"unknown accountant {spec!r}: use one of {', '.join(PEERS)}, "
+                         "peer.name (e.g. dp_accounting.pld) or package.module:function")
+    module = _peer_module(peer)
+    if not module.importable():
+        raise ImportError(f"{peer} is not installed: pip install 'refacct[peers]'")
+    own = {k.split(".", 1)[1]: v for k, v in (knobs or {}).items() if k.startswith(peer + ".")}
+    accountants = module.accountants(**own)
+    chosen = [a for a in accountants if not which or a.name == spec]
+    if not chosen:
+        names = ", ".join(a.name for a in accountants)
+        raise ValueError(f"unknown accountant {spec!r}: {peer} has {names}")
+    return chosen
+
+
+def resolve_all(specs: Sequence[str], knobs: Optional[Mapping[str, str]] = None) -> List[Accountant]:
+    """Every accountant named by ``specs`` (all importable peers when empty)."""
+    return [a for spec in (specs or available_peers()) for a in resolve(spec, knobs)]
+
+
+def float_knobs(given: Mapping[str, object], defaults: Dict[str, float]) -> Dict[str, float]:
+    """Peer knobs as floats (the peers take floats), unknown names rejected."""
+    unknown = set(given) - set(defaults)
+    if unknown:
+        raise ValueError(f"unknown knob(s) {', '.join(sorted(unknown))}; "
+                         f"known: {', '.join(sorted(defaults))}")
+    return {k: float(given.get(k, v)) for k, v in defaults.items()}

@@ -1,0 +1,195 @@
+"""The reference-case catalogue: named mechanisms, queries and refacct's values for them.
+
+The catalogue is the package data file ``cases.json`` (human-readable, one object per
+case).  A case names a catalogue entry of ``refacct.mechanisms`` by its parts, exactly as
+the command line does (``refacct.mechanisms.build``):
+
+    mechanism  {"family": "gaussian" | "laplace" | "rr", "sigma" | "scale" | "p": ...,
+                "sensitivity": ... (optional)}
+    sampling   {"scheme": "none" | "poisson" | "wor" | "truncated-poisson" |
+                "deterministic", "q" | "n", "batch" | "n", "p_sample", "max_batch": ...}
+    relation   add / remove / add-remove / zero-out / substitution / replace-one
+    steps, group
+
+and a list of queries, each ``{"kind": "delta", "at": eps}`` (delta(eps) = max over the
+entry's terms of H_{e^eps}, 001 Sec. 5), ``{"kind": "epsilon", "at": delta}`` (eps(delta))
+or ``{"kind": "alpha", "at": alpha}`` (H_alpha itself).  Every query carries refacct's
+``reference``: the value as a decimal string, ``abs_error`` (a bound on |stored decimal -
+truth|: refacct's own bound plus the rounding of the stored digits, rounded up),
+``verified_digits``, ``exact`` (the rational when there is one), ``method``, ``attained_by``
+and ``bound`` (tight / upper / lower: what the reference is, README "Mechanism catalogue").
+
+References are written only by ``python -m refacct.validation.recompute --write``; the same
+command without ``--write`` (``--check``) recomputes them and fails on any drift.
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from importlib import resources
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from ..exact import rational
+from ..mechanisms import Dominated, base_mechanism, build
+from ..result import format_mpf
+
+__all__ = ["KINDS", "Reference", "Query", "Case", "CASES_FILE", "load_cases", "select",
+           "read_catalogue", "list_cases"]
+
+KINDS = ("delta", "epsilon", "alpha")
+CASES_FILE = "cases.json"
+_SAMPLING_KEYS = ("q", "n", "batch", "p_sample", "max_batch")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """refacct's value of one query: the truth lies in [value - abs_error, value +
+    abs_error] (value is +inf when eps(delta) is infinite; then abs_error is 0)."""
+
+    value: Fraction
+    abs_error: Fraction
+    verified_digits: str
+    method: str
+    attained_by: str
+    bound: str
+    exact: Optional[Fraction] = None
+    infinite: bool = False
+
+    @classmethod
+    def from_json(cls, obj: Mapping) -> "Reference":
+        inf = obj["value"] == "inf"
+        return cls(Fraction(0) if inf else Fraction(obj["value"]), Fraction(obj["abs_error"]),
+                   str(obj["verified_digits"]), obj["method"], obj["attained_by"],
+                   obj["bound"], None if obj.get("exact") is None else Fraction(obj["exact"]),
+                   inf)
+
+    @property
+    def low(self) -> Fraction:
+        return self.value - self.abs_error
+
+    @property
+    def high(self) -> Fraction:
+        return self.value + self.abs_error
+
+
+@dataclass(frozen=True)
+class Query:
+    """delta at eps (``kind="delta"``), eps at delta (``"epsilon"``) or H at alpha
+    (``"alpha"``); ``at`` is exact."""
+
+    kind: str
+    at: Fraction
+    text: str
+    reference: Optional[Reference] = None
+
+    def __str__(self) -> str:
+        name = {"delta": "delta(eps={})", "epsilon": "eps(delta={})", "alpha": "H_alpha(alpha={})"}
+        return name[self.kind].format(self.text)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One reference case (see the module docstring for the fields)."""
+
+    name: str
+    source: str
+    note: str
+    mechanism: Mapping[str, str]
+    sampling: Mapping[str, str]
+    relation: str
+    steps: int
+    group: int
+    digits: int
+    slow: bool
+    queries: Tuple[Query, ...] = field(default=())
+
+    @property
+    def family(self) -> str:
+        return self.mechanism["family"]
+
+    @property
+    def scheme(self) -> str:
+        return self.sampling["scheme"]
+
+    def param(self, key: str) -> Fraction:
+        """An exact mechanism or sampling parameter (sigma, scale, p, sensitivity
+        (default 1), q, n, batch, p_sample, max_batch)."""
+        if key == "sensitivity":
+            return rational(self.mechanism.get("sensitivity", 1), key)
+        source = self.sampling if key in _SAMPLING_KEYS else self.mechanism
+        return rational(source[key], key)
+
+    def entry(self) -> Dominated:
+        """The catalogue entry (``refacct.mechanisms.build``) whose curve the case queries."""
+        mech = {k: v for k, v in self.mechanism.items() if k != "family"}
+        base = base_mechanism(self.family, **mech)
+        options = {k: self.sampling[k] for k in _SAMPLING_KEYS if k in self.sampling}
+        return build(base, self.scheme, self.relation, steps=self.steps,
+                     group=None if self.group == 1 else self.group, **options)
+
+    def describe(self) -> str:
+        """One line: family(params) x sampling x relation x steps (x group)."""
+        mech = ", ".join(f"{k}={v}" for k, v in self.mechanism.items() if k != "family")
+        samp = ", ".join(f"{k}={v}" for k, v in self.sampling.items() if k != "scheme")
+        text = (f"{self.family}({mech}), {self.scheme}" + (f"({samp})" if samp else "")
+                + f", {self.relation}, k={self.steps}")
+        return text + (f", group={self.group}" if self.group != 1 else "")
+
+
+def _query(obj: Mapping) -> Query:
+    kind = obj["kind"]
+    if kind not in KINDS:
+        raise ValueError(f"query kind must be one of {KINDS}, got {kind!r}")
+    ref = obj.get("reference")
+    return Query(kind, rational(obj["at"], "at"), str(obj["at"]),
+                 None if ref is None else Reference.from_json(ref))
+
+
+def _case(obj: Mapping) -> Case:
+    return Case(obj["name"], obj["source"], obj.get("note", ""), dict(obj["mechanism"]),
+                dict(obj["sampling"]), obj["relation"], int(obj["steps"]),
+                int(obj.get("group", 1)), int(obj["digits"]), bool(obj.get("slow", False)),
+                tuple(_query(q) for q in obj["queries"]))
+
+
+def catalogue_path() -> Path:
+    """The shipped ``cases.json``."""
+    return Path(str(resources.files(__package__).joinpath(CASES_FILE)))
+
+
+def read_catalogue(path: Union[str, Path, None] = None) -> Dict:
+    """The raw JSON document (``recompute`` rewrites it in place)."""
+    with open(path or catalogue_path(), encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def load_cases(path: Union[str, Path, None] = None) -> List[Case]:
+    """Every case of the catalogue, in file order."""
+    return [_case(obj) for obj in read_catalogue(path)["cases"]]
+
+
+def select(cases: Sequence[Case], patterns: Optional[Sequence[str]] = None, *,
+           include_slow: bool = True) -> List[Case]:
+    """Cases whose name matches any shell pattern (``fnmatch``; all when none given);
+    ``include_slow=False`` drops cases marked slow."""
+    chosen = [c for c in cases if not patterns or any(fnmatch.fnmatch(c.name, p) for p in patterns)]
+    return [c for c in chosen if include_slow or not c.slow]
+
+
+def list_cases(cases: Optional[Sequence[Case]] = None) -> str:
+    """The ``refacct cases`` listing: name, mechanism, queries with reference values."""
+    lines = []
+    for case in load_cases() if cases is None else cases:
+        lines.append(f"{case.name}{'  [slow]' if case.slow else ''}  ({case.source})")
+        lines.append(f"    {case.describe()}")
+        for q in case.queries:
+            ref = q.reference
+            shown = "not computed" if ref is None else (
+                f"{'inf' if ref.infinite else format_mpf(ref.value, 15)} ± {format_mpf(ref.abs_error, 3)}"
+                f"  [{ref.verified_digits} digits, {ref.bound}, {ref.attained_by}]")
+            lines.append(f"    {str(q):<28} {shown}")
+    return "\n".join(lines)
+

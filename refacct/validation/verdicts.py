@@ -1,0 +1,131 @@
+"""Verdicts: one accountant's number for one query against refacct's reference.
+
+The truth T lies in [v - e, v + e] (reference value v, bound e).  A reported number x is
+taken at its exact value (a binary float is the rational it denotes), and all comparisons
+are exact rational comparisons.  An accountant *claims* either an upper bound (x >= T, what
+a privacy guarantee needs: delta(eps) or eps(delta) never below the truth) or a lower bound
+(x <= T):
+
+``failed``     an exception, NaN, a negative number, +-inf where the truth is finite, or a
+               value that breaks monotonicity (delta(eps) must not increase with eps,
+               eps(delta) must not increase with delta; see ``flag_non_monotone``);
+``unsound``    upper claim and x < v - e, or lower claim and x > v + e (beyond the
+               reference's own error bound);
+``loose``      the claim holds but x / v exceeds 1 + tolerance (upper) or falls below
+               1 / (1 + tolerance) (lower); the ratio is reported;
+``sound``      the claim holds within the tolerance;
+``undecided``  the reference is itself only a bound in the same direction as the
+               accountant's claim (an ``upper`` reference and x below it, or a ``lower``
+               reference and x above it), so the truth cannot settle the question;
+``n/a``        the accountant cannot express the case or the query (not a failure).
+
+"Upper-bound accountants must never be unsound" (issue 4): ``unsound`` and ``failed``
+make ``refacct validate`` exit 1.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Optional, Sequence
+
+from .cases import Reference
+
+__all__ = ["VERDICTS", "FAILING", "CLAIMS", "Verdict", "exact_value", "judge", "flag_non_monotone"]
+
+VERDICTS = ("sound", "loose", "undecided", "unsound", "failed", "n/a")
+FAILING = ("unsound", "failed")
+CLAIMS = ("upper", "lower")
+DEFAULT_TOLERANCE = Fraction(1, 100)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``verdict`` (one of ``VERDICTS``), ``ratio`` = reported / reference (None when
+    undefined) and a one-line ``reason``."""
+
+    verdict: str
+    ratio: Optional[Fraction] = None
+    reason: str = ""
+
+
+def exact_value(reported: object) -> Fraction:
+    """The exact rational of a finite reported number (float, int, Fraction, Decimal,
+    numpy scalar, mpf, decimal string); ValueError for NaN and infinities."""
+    if isinstance(reported, str):
+        reported = Decimal(reported)
+    if hasattr(reported, "man_exp"):  # mpmath.mpf
+        man, exp = reported.man_exp
+        return Fraction(man) * Fraction(2) ** exp
+    if not isinstance(reported, (int, Fraction)):
+        reported = float(reported) if not isinstance(reported, Decimal) else reported
+        if not (reported.is_finite() if isinstance(reported, Decimal) else math.isfinite(reported)):
+            raise ValueError(f"not finite: {reported}")
+    return Fraction(reported)
+
+
+def _special(reported: object) -> Optional[str]:
+    """'nan', 'inf', '-inf' for non-finite numbers, else None."""
+    try:
+        value = float(reported)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if math.isnan(value):
+        return "nan"
+    return None if math.isfinite(value) else ("inf" if value > 0 else "-inf")
+
+
+def judge(reported: object, ref: Reference, claims: str = "upper",
+          tolerance: Fraction = DEFAULT_TOLERANCE) -> Verdict:
+    """The verdict on ``reported`` for a query whose reference is ``ref`` (module docstring)."""
+    if claims not in CLAIMS:
+        raise ValueError(f"claims must be one of {CLAIMS}, got {claims!r}")
+    special = _special(reported)
+    if special == "inf" and ref.infinite:
+        return Verdict("sound", None, "infinite, as the truth")
+    if special is not None:
+        return Verdict("failed", None, special)
+    x = exact_value(reported)
+    if x < 0:
+        return Verdict("failed", None, "negative")
+    if ref.infinite:
+        return (Verdict("sound", None, "finite lower bound of an infinite truth") if claims == "lower"
+                else Verdict("unsound", None, "finite, the truth is infinite"))
+    ratio = x / ref.value if ref.value else None
+    return (_judge_upper if claims == "upper" else _judge_lower)(x, ref, ratio, tolerance)
+
+
+def _judge_upper(x: Fraction, ref: Reference, ratio, tolerance) -> Verdict:
+    if x < ref.low:
+        if ref.bound == "upper":
+            return Verdict("undecided", ratio, "below refacct's upper bound (not tight)")
+        return Verdict("unsound", ratio, "below the truth beyond the reference's bound")
+    if x <= ref.high or (ratio is not None and ratio <= 1 + tolerance):
+        return Verdict("sound", ratio)
+    return Verdict("loose", ratio, "above refacct's upper bound" if ref.bound == "upper"
+                   else "above the truth")
+
+
+def _judge_lower(x: Fraction, ref: Reference, ratio, tolerance) -> Verdict:
+    if x > ref.high:
+        if ref.bound == "lower":
+            return Verdict("undecided", ratio, "above refacct's lower bound (not tight)")
+        return Verdict("unsound", ratio, "lower bound above the truth beyond the reference's bound")
+    if x >= ref.low or (ratio is not None and ratio * (1 + tolerance) >= 1):
+        return Verdict("sound", ratio)
+    return Verdict("loose", ratio, "below refacct's lower bound" if ref.bound == "lower"
+                   else "below the truth")
+
+
+def flag_non_monotone(points: Sequence[tuple]) -> Sequence[Optional[str]]:
+    """For (query point, reported exact value or None) in any order: a reason for each
+    point whose value exceeds the value at a smaller query point (delta(eps) and eps(delta)
+    are both non-increasing), else None."""
+    order = sorted(range(len(points)), key=lambda i: points[i][0])
+    reasons: list = [None] * len(points)
+    for before, after in zip(order, order[1:]):
+        (a, va), (b, vb) = points[before], points[after]
+        if va is not None and vb is not None and vb > va:
+            reasons[after] = f"non-monotone: larger at {b} than at {a}"
+    return reasons

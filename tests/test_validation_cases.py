@@ -1,0 +1,167 @@
+"""The shipped reference cases: well-formed, and their stored values against independent
+oracles (never against refacct itself; that is the drift check's job,
+test_validation_recompute.py).
+
+Oracles: the exact rationals printed in 001 App. B.1; the printed 002 values and the
+Balle-Wang closed form (002 Prop. 3.1, conftest.balle_wang); the one-step Poisson-subsampled
+Gaussian and mixture-of-Gaussians curves written from the densities (monotone likelihood
+ratio: one crossing, found by mpmath bisection; tails with erfc) below; and the subsampled-
+Laplace quadrature oracle of test_mechanisms_papers (001 Sec. 5 and Sec. 7).  Cases without
+an independent oracle here (two- and three-step subsampled Gaussians, truncated Poisson) are
+covered by the drift check and the core's own tests.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb
+
+import pytest
+from mpmath import mp
+
+from conftest import balle_wang, mpq, upper_tail
+from test_mechanisms_papers import ADD, REMOVE, SEC5, SEC7, TERMS, oracle
+from refacct.validation import load_cases
+from refacct.validation.cases import KINDS
+
+CASES = {c.name: c for c in load_cases()}
+
+
+def refs(name):
+    """{(kind, at as text): Reference} of a case."""
+    return {(q.kind, q.text): q.reference for q in CASES[name].queries}
+
+
+def assert_contains(ref, value, value_err=0):
+    """The stored interval [v - e, v + e] and the oracle's overlap."""
+    assert abs(mpq(ref.value) - value) <= mpq(ref.abs_error) + value_err
+
+
+def assert_eps_root(ref, delta_of_eps, target):
+    """The oracle's delta at the ends of the stored eps interval straddles the target."""
+    assert delta_of_eps(mpq(ref.low)) > mpq(target) > delta_of_eps(mpq(ref.high))
+
+
+def test_catalogue_is_well_formed():
+    assert len(CASES) == len(load_cases())  # unique names
+    for case in CASES.values():
+        entry = case.entry()
+        assert entry.bound in ("tight", "upper", "lower")
+        for q in case.queries:
+            assert q.kind in KINDS and q.reference is not None
+            assert q.reference.bound == entry.bound and q.reference.abs_error >= 0
+
+
+@pytest.mark.parametrize("name,alpha,printed", [
+    ("001-B1-rr-poisson-k2-add", "4/3", Fraction(11, 48)),
+    ("001-B1-rr-poisson-k2-remove", "4/3", Fraction(1, 6)),
+    ("001-B1-rr-poisson-k2-add", "2", Fraction(1, 16)),
+    ("001-B1-rr-poisson-k2-remove", "2", Fraction(1, 8)),
+    ("001-B1-rr-poisson-k2", "4/3", Fraction(11, 48)),
+    ("001-B1-rr-poisson-k2", "2", Fraction(1, 8)),
+])
+def test_randomized_response_printed_rationals(name, alpha, printed):
+    """001 App. B.1: H_4/3(P||Q) = 11/48, H_4/3(Q||P) = 1/6, H_2(P||Q) = 1/16,
+    H_2(Q||P) = 1/8; the add-remove maximum switches from add to remove."""
+    ref = refs(name)[("alpha", alpha)]
+    assert ref.exact == printed and ref.low <= printed <= ref.high
+    if name == "001-B1-rr-poisson-k2":
+        assert ref.attained_by == ("add" if alpha == "4/3" else "remove")
+
+
+def test_002_deterministic_batching_against_balle_wang_and_print():
+    """002 Sec. 4.3 / App. A.1: delta_D(4) ~ 0.244 (sigma 0.4), eps_D(1e-6) ~ 10.997
+    (sigma 0.5), eps_D(1e-5) ~ 6.652 (sigma 0.7)."""
+    with mp.workdps(60):
+        d = refs("002-deterministic-sigma0.4")[("delta", "4")]
+        assert_contains(d, balle_wang(4, Fraction(5, 2)))
+        assert mp.nstr(mpq(d.value), 3) == "0.244"
+        for name, target, m, printed in (("002-deterministic-sigma0.5", "1e-6", 2, "10.997"),
+                                         ("002-deterministic-sigma0.7", "1e-5", Fraction(10, 7), "6.652")):
+            e = refs(name)[("epsilon", target)]
+            assert_eps_root(e, lambda x, m=m: balle_wang(x, m), target)
+            assert mp.nstr(mpq(e.value), len(printed) - 1) == printed
+
+
+def test_gaussian_two_steps_is_a_shift_by_sqrt2():
+    """N(0, 1)^2 vs N(1, 1)^2 = N(0, 1) vs N(sqrt 2, 1) (NUMERICS.md)."""
+    with mp.workdps(60):
+        for (kind, at), ref in refs("gaussian-k2").items():
+            assert_contains(ref, balle_wang(mpq(Fraction(at)), mp.sqrt(2)))
+
+
+def _crossing(ratio, target, lo=-60, hi=60):
+    """The y with ratio(y) = target for an increasing ratio, by bisection (mpmath)."""
+    lo, hi = mp.mpf(lo), mp.mpf(hi)
+    for _ in range(mp.prec + 20):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if ratio(mid) < target else (lo, mid)
+    return (lo + hi) / 2
+
+
+def mixture_delta(weights, eps):
+    """delta(eps) = max(H(P || Q), H(Q || P)) for P = sum_j w_j N(j, 1), Q = N(0, 1)
+    (Poisson-subsampled Gaussian: weights (1 - q, q); group of K: Binom(K, q), 003 Thm 3.1).
+    The likelihood ratio r(y) = sum_j w_j e^{j y - j^2 / 2} increases in y, so
+    H(P||Q) = sum_j w_j T(y* - j) - a T(y*) with r(y*) = a, and H(Q||P) = T(-y') -
+    a sum_j w_j T(j - y') with r(y') = 1 / a when 1 / a > w_0 (else 0); T the upper tail."""
+    a = mp.exp(eps if isinstance(eps, mp.mpf) else mpq(eps))
+    w = [mpq(x) for x in weights]
+    ratio = lambda y: sum(wj * mp.exp(j * y - mp.mpf(j * j) / 2) for j, wj in enumerate(w))  # noqa: E731
+    ys = _crossing(ratio, a)
+    remove = sum(wj * upper_tail(ys - j) for j, wj in enumerate(w)) - a * upper_tail(ys)
+    if 1 / a <= w[0]:
+        return remove
+    ya = _crossing(ratio, 1 / a)
+    add = upper_tail(-ya) - a * sum(wj * upper_tail(j - ya) for j, wj in enumerate(w))
+    return max(remove, add)
+
+
+def test_tiny_delta_one_step_against_the_closed_form():
+    """Poisson q = 1/100, sigma = 1, one step: delta(3/2) ~ 6e-11, delta(7) ~ 5e-32,
+    delta(17) ~ 2e-102 and eps(1e-10), eps(1e-30), eps(1e-100)."""
+    weights = (Fraction(99, 100), Fraction(1, 100))
+    with mp.workdps(60):
+        for (kind, at), ref in refs("tiny-delta-poisson-gaussian-k1").items():
+            if kind == "delta":
+                value = mixture_delta(weights, Fraction(at))
+                assert_contains(ref, value)
+                assert mpq(ref.abs_error) < value * mp.mpf(10) ** -19
+            else:
+                assert_eps_root(ref, lambda x: mixture_delta(weights, x), at)
+
+
+def test_group_of_two_one_step_against_the_mixture_of_gaussians():
+    """003 Thm 3.1: sensitivity Binom(2, 1/10) in units of Delta = 1, sigma = 1."""
+    q = Fraction(1, 10)
+    weights = [comb(2, j) * q ** j * (1 - q) ** (2 - j) for j in range(3)]
+    with mp.workdps(60):
+        for (kind, at), ref in refs("003-group-poisson-K2-k1").items():
+            if kind == "delta":
+                assert_contains(ref, mixture_delta(weights, Fraction(at)))
+            else:
+                assert_eps_root(ref, lambda x: mixture_delta(weights, x), at)
+
+
+def _laplace_max(params, orders, eps):
+    values = [oracle(params, o, eps) for o in orders]
+    value, err = max(values)
+    return value, max(e for _, e in values)
+
+
+@pytest.mark.parametrize("name,params,orders,winners", [
+    ("001-sec5-laplace-poisson-k2", SEC5, (ADD, REMOVE),
+     {"3/10": "add", "1/2": "add", "0.69750711265": "add", "0.69750711275": "remove",
+      "9/10": "remove", "3/2": "remove"}),
+    ("001-prop11-laplace-wor-k2", ("9/10", -1, 1, 2), (ADD, REMOVE),
+     {"1/2": "add", "9/10": "remove"}),
+    ("001-sec7-laplace-wor-substitution-k2", SEC7, tuple(TERMS.values()),
+     {"1/10": "j=0", "2/5": "j=1", "4/5": "j=2"}),
+])
+def test_subsampled_laplace_crossings_against_the_quadrature_oracle(name, params, orders, winners):
+    """001 Sec. 5 / Prop. 11: add above remove before eps ~ 0.6975071127, remove after;
+    001 Sec. 7: each of the three terms attains the maximum somewhere."""
+    for (kind, at), ref in refs(name).items():
+        value, err = _laplace_max(params, orders, at)
+        with mp.workdps(45):
+            assert_contains(ref, value, err)
+        assert ref.attained_by == winners[at]

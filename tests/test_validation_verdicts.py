@@ -1,0 +1,74 @@
+"""Verdict rules on hand-made references (exact rationals; no refacct computation)."""
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+
+from refacct.validation.cases import Reference
+from refacct.validation.verdicts import exact_value, flag_non_monotone, judge
+
+
+def ref(value, err="1e-20", bound="tight", infinite=False):
+    return Reference(F(value), F(err), "20", "test", "add", bound, None, infinite)
+
+
+@pytest.mark.parametrize("reported,claims,verdict", [
+    (0.25, "upper", "sound"),                 # 0.25 is exact: equal to the truth
+    (0.2524, "upper", "sound"),               # ratio 1.0096: within the 1% tolerance
+    (0.3, "upper", "loose"),
+    (0.2499, "upper", "unsound"),
+    (0.25 - 2 ** -55, "upper", "unsound"),    # 2.8e-17 below, bound 1e-20: unsound
+    (0.2499, "lower", "sound"),
+    (0.2, "lower", "loose"),
+    (0.2501, "lower", "unsound"),
+    (float("nan"), "upper", "failed"),
+    (float("inf"), "upper", "failed"),
+    (-1e-300, "lower", "failed"),
+    ("0.25", "upper", "sound"),
+])
+def test_judge_against_a_quarter(reported, claims, verdict):
+    assert judge(reported, ref("1/4"), claims).verdict == verdict
+
+
+def test_the_reference_bound_decides_closeness():
+    """Within [v - e, v + e] nothing is unsound; just outside it is."""
+    r = ref("1/4", "1e-10")
+    assert judge(F(1, 4) - F(1, 10 ** 10), r).verdict == "sound"
+    assert judge(F(1, 4) - F(2, 10 ** 10), r).verdict == "unsound"
+    assert judge(F(1, 4) + F(2, 10 ** 10), r, "lower").verdict == "unsound"
+
+
+def test_one_sided_references_leave_the_other_side_undecided():
+    """An upper reference (e.g. 004 truncated Poisson) cannot refute an upper claim below
+    it; a lower reference (001 Sec. 7) cannot refute a lower claim above it."""
+    assert judge(0.2, ref("1/4", bound="upper")).verdict == "undecided"
+    assert judge(0.3, ref("1/4", bound="lower"), "lower").verdict == "undecided"
+    assert judge(0.2, ref("1/4", bound="lower")).verdict == "unsound"
+
+
+def test_infinite_truth():
+    inf = ref(0, "0", infinite=True)
+    assert judge(float("inf"), inf).verdict == "sound"
+    assert judge(30.0, inf).verdict == "unsound"
+    assert judge(30.0, inf, "lower").verdict == "sound"
+
+
+def test_ratio_is_exact():
+    assert judge(0.5, ref("1/4")).ratio == 2
+    assert judge(0.1, ref("1/10")).ratio == F(0.1) * 10  # the float's exact value
+
+
+def test_exact_value_of_floats_and_strings():
+    assert exact_value(0.1) == F(3602879701896397, 2 ** 55)
+    assert exact_value("1e-100") == F(1, 10 ** 100)
+    with pytest.raises(ValueError):
+        exact_value(float("inf"))
+
+
+def test_non_monotone_answers_are_flagged():
+    """delta(eps) and eps(delta) are non-increasing; a rise is flagged at the larger point."""
+    points = [(F(2), F(1, 10)), (F(1), F(1, 5)), (F(3), F(1, 4)), (F(4), None)]
+    reasons = flag_non_monotone(points)
+    assert reasons[0] is None and reasons[1] is None and "non-monotone" in reasons[2]
+    assert reasons[3] is None
