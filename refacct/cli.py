@@ -10,6 +10,9 @@
                     [--steps K] [--group K] --eps ... | --alpha ...  [--digits] [--json]
     refacct epsilon gaussian|laplace|rr ... --delta ...
     refacct reproduce [--markdown results/reproduce.md] [--digits 20]
+    refacct validate [--accountant NAME|module:function ...] [--cases PATTERN ...]
+                     [--format table|json|markdown]          (``refacct.validation``)
+    refacct cases    [--cases PATTERN ...] [--check [--quick]]
 
 SPEC.json is a pair specification (``refacct.spec``; ``-`` reads it from stdin); a mechanism
 name builds the pair(s) from the catalogue (``refacct.mechanisms``), and the records add
@@ -17,13 +20,15 @@ name builds the pair(s) from the catalogue (``refacct.mechanisms``), and the rec
 lower).  Numbers on the command line are exact rationals ("1/2", "0.1", "1e-6").
 
 Exit status: 0 success; 1 ``reproduce`` found a row whose verdict differs from the expected
-one, or a numerical failure; 2 bad input (usage, pair spec, unreadable file, unsupported
+one, ``validate`` found an unsound or failed answer, ``cases --check`` found drift, or a
+numerical failure; 2 bad input (usage, pair spec, unreadable file, unsupported
 pair family), reported as one line ``refacct: error: ...`` on stderr.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -36,6 +41,7 @@ from .reproduce import (digits_text, format_bound, render_markdown, render_text,
                         run_all)
 from .result import DeltaResult, EpsilonResult, format_mpf
 from .spec import SpecError, load_pair, load_pair_file, loads
+from .validation import command as validation_command
 
 __all__ = ["main", "build_parser", "DEFAULT_MARKDOWN"]
 
@@ -145,6 +151,19 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--digits", type=_digits, default=20, metavar="N",
                    help="significant digits to compute and print (default 20)")
     r.set_defaults(func=_cmd_reproduce)
+
+    v = sub.add_parser("validate", help="check accountants against the reference cases",
+                       description="Judge accountants (installed peers or "
+                                   "package.module:function) against the stored reference "
+                                   "cases: sound, unsound, loose or failed; exit 1 if any "
+                                   "answer is unsound or failed.")
+    validation_command.add_arguments(v)
+    v.set_defaults(func=validation_command.run)
+    c = sub.add_parser("cases", help="list the reference cases, or recompute them (--check)",
+                       description="List the reference cases; --check recomputes the stored "
+                                   "values and exits 1 if any drifted beyond its bound.")
+    validation_command.add_cases_arguments(c)
+    c.set_defaults(func=validation_command.run_cases)
     return parser
 
 
@@ -332,6 +351,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return args.func(args)
     except InputError as exc:
         return _fail(str(exc))
+    except BrokenPipeError:  # output piped into e.g. head
+        sys.stdout = open(os.devnull, "w")
+        return 0
     except OSError as exc:  # the pair file
         name = exc.filename if exc.filename is not None else getattr(args, "pair", "?")
         return _fail(f"cannot read {name}: {exc.strerror or exc}")
