@@ -165,10 +165,10 @@ class Reproduction:
     same number machine-readable ("11/48", "0.244", "1.18e-5"), read per ``reading``;
     ``quote`` is the sentence or formula it appears in, verbatim from the extracted text
     ``PAPERS[paper]`` (so it can be found with grep); ``compute(digits)`` returns refacct's
-    ``DeltaResult`` / ``EpsilonResult`` / ``Derived``.  A claim stated in general (a formula,
-    "the curves cross") is instantiated at parameters named in ``quantity``; its number
-    need not appear in the quote.  ``max_digits`` caps the digits computed for a printed
-    value with few digits."""
+    ``DeltaResult`` / ``EpsilonResult`` / ``Derived``.  ``claim``: the row instantiates a
+    claim stated in general (a formula, "the curves cross") at parameters named in
+    ``quantity``, so its number is not in the quote.  ``max_digits`` caps the digits
+    computed for a printed value with few digits."""
 
     paper: str
     section: str
