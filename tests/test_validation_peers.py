@@ -24,28 +24,22 @@ TINY_EPS = {"1e-30": "failed", "1e-100": "failed"}
 # prv_accountant: eps(1e-30), eps(1e-100) raise "Floating point errors will dominate for such
 # small values of delta" (its long-double check, delta_error = 1e-3 delta); its lower delta is
 # estimate - delta_error = -1e-12 < 0 where the truth is below delta_error (failed: negative).
-EXPECTED = {
-    "dp_accounting.pld": {
-        "tiny-delta-poisson-gaussian-k1": TINY_EPS,
-        "tiny-delta-poisson-gaussian-k2-eps": TINY_EPS,
-    },
-    "dp_accounting.pld-optimistic": {
-        "tiny-delta-poisson-gaussian-k1": {**TINY_EPS, "7": "unsound", "17": "unsound"},
-        "tiny-delta-poisson-gaussian-k2": {"7": "unsound", "20": "unsound"},
-        "tiny-delta-poisson-gaussian-k2-eps": TINY_EPS,
-        "tiny-delta-poisson-gaussian-k3": {"7": "unsound", "22": "unsound"},
-    },
-    "prv_accountant.upper": {
-        "tiny-delta-poisson-gaussian-k1": TINY_EPS,
-        "tiny-delta-poisson-gaussian-k2-eps": TINY_EPS,
-    },
-    "prv_accountant.lower": {
-        "tiny-delta-poisson-gaussian-k1": {**TINY_EPS, "7": "failed", "17": "failed"},
-        "tiny-delta-poisson-gaussian-k2": {"7": "failed", "20": "failed"},
-        "tiny-delta-poisson-gaussian-k2-eps": TINY_EPS,
-        "tiny-delta-poisson-gaussian-k3": {"7": "failed", "22": "failed"},
-    },
-}
+
+
+def findings(tiny_delta_verdict=None):
+    """eps(1e-30) and eps(1e-100) failed at k = 1, 2; with a verdict, also delta(eps) at the
+    two smallest deltas (~1e-31 and ~1e-94 .. 1e-102) of k = 1, 2, 3."""
+    out = {"tiny-delta-poisson-gaussian-k1": dict(TINY_EPS),
+           "tiny-delta-poisson-gaussian-k2-eps": TINY_EPS}
+    if tiny_delta_verdict:
+        for k, eps in ((1, "17"), (2, "20"), (3, "22")):
+            out.setdefault(f"tiny-delta-poisson-gaussian-k{k}", {}).update(
+                {"7": tiny_delta_verdict, eps: tiny_delta_verdict})
+    return out
+
+
+EXPECTED = {"dp_accounting.pld": findings(), "dp_accounting.pld-optimistic": findings("unsound"),
+            "prv_accountant.upper": findings(), "prv_accountant.lower": findings("failed")}
 PATTERNS = ["002-*", "gaussian-k2", "laplace-k2", "001-*", "tiny-*", "004-truncated-poisson-k1"]
 
 

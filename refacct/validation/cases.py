@@ -37,7 +37,7 @@ from ..mechanisms import Dominated, base_mechanism, build
 from ..result import format_mpf
 
 __all__ = ["KINDS", "Reference", "Query", "Case", "CASES_FILE", "load_cases", "select",
-           "read_catalogue", "list_cases"]
+           "read_catalogue", "list_cases", "case_from_json", "catalogue_path"]
 
 KINDS = ("delta", "epsilon", "alpha")
 CASES_FILE = "cases.json"
@@ -148,7 +148,8 @@ def _query(obj: Mapping) -> Query:
                  None if ref is None else Reference.from_json(ref))
 
 
-def _case(obj: Mapping) -> Case:
+def case_from_json(obj: Mapping) -> Case:
+    """A ``Case`` from one object of the catalogue file."""
     return Case(obj["name"], obj["source"], obj.get("note", ""), dict(obj["mechanism"]),
                 dict(obj["sampling"]), obj["relation"], int(obj["steps"]),
                 int(obj.get("group", 1)), int(obj["digits"]), bool(obj.get("slow", False)),
@@ -168,7 +169,7 @@ def read_catalogue(path: Union[str, Path, None] = None) -> Dict:
 
 def load_cases(path: Union[str, Path, None] = None) -> List[Case]:
     """Every case of the catalogue, in file order."""
-    return [_case(obj) for obj in read_catalogue(path)["cases"]]
+    return [case_from_json(obj) for obj in read_catalogue(path)["cases"]]
 
 
 def select(cases: Sequence[Case], patterns: Optional[Sequence[str]] = None, *,

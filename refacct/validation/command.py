@@ -25,7 +25,7 @@ from .harness import any_failing, validate
 from .recompute import check_or_write
 from .report import FORMATS, render
 
-__all__ = ["add_arguments", "run", "add_cases_arguments", "run_cases", "main"]
+__all__ = ["add_arguments", "run", "add_cases_arguments", "run_cases", "main", "parse_knobs"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--catalogue", type=Path, default=None, help=argparse.SUPPRESS)
 
 
-def _knobs(items: Sequence[str]) -> Dict[str, str]:
+def parse_knobs(items: Sequence[str]) -> Dict[str, str]:
+    """["peer.knob=value", ...] -> {"peer.knob": "value"}."""
     out = {}
     for item in items:
         name, sep, value = item.partition("=")
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         cases = select(load_cases(args.catalogue), args.cases)
         if not cases:
             raise ValueError(f"no case matches {' '.join(args.cases)}")
-        accountants = resolve_all(args.accountant, _knobs(args.knob))
+        accountants = resolve_all(args.accountant, parse_knobs(args.knob))
         if not accountants:
             raise ValueError("no accountant: install the peers (pip install 'refacct[peers]') "
                              "or pass --accountant package.module:function")

@@ -29,7 +29,7 @@ import mpmath
 from ..exact import rational
 from ..mechanisms import delta, epsilon, hockey_stick
 from ..result import format_mpf
-from .cases import Case, Query, Reference, _case, catalogue_path, read_catalogue, select
+from .cases import Case, Query, Reference, case_from_json, catalogue_path, read_catalogue, select
 
 __all__ = ["compute", "reference_json", "drift", "recompute", "main"]
 
@@ -91,7 +91,7 @@ def recompute(doc: Dict, patterns: Optional[Sequence[str]], *, quick: bool,
     """Recompute the selected queries of ``doc`` (the raw catalogue): a list of (case
     name, query index, new reference JSON, drift message or None)."""
     out = []
-    for case in select([_case(o) for o in doc["cases"]], patterns, include_slow=not quick):
+    for case in select([case_from_json(o) for o in doc["cases"]], patterns, include_slow=not quick):
         for index, query in enumerate(case.queries):
             new = reference_json(case, compute(case, query))
             message = _compare(query, new)

@@ -25,10 +25,7 @@ _HEADER = ("accountant", "claims", "case", "query", "reference", "reported", "ra
 def _reported(row: Row) -> str:
     if row.reported is None:
         return "-"
-    try:
-        return repr(float(row.reported))
-    except (TypeError, ValueError, OverflowError):
-        return str(row.reported)
+    return repr(float(row.reported)) if isinstance(row.reported, float) else str(row.reported)
 
 
 def _reference(row: Row) -> str:

@@ -31,7 +31,8 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from ..cases import Case, Query
 
-__all__ = ["Accountant", "Answer", "PEERS", "resolve", "user_accountant", "available_peers"]
+__all__ = ["Accountant", "Answer", "PEERS", "resolve", "resolve_all", "user_accountant",
+           "available_peers", "float_knobs"]
 
 Answer = Callable[[Query], object]
 PEERS = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant"}
