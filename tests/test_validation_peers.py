@@ -1,5 +1,5 @@
-"""The peer adapters on real cases (dp_accounting 0.6, prv_accountant 0.2; skipped when
-not installed: pip install 'refacct[peers]').
+"""The peer adapters on real cases (dp_accounting 0.6, prv_accountant 0.2: pip install
+'refacct[peers]'; fourier-accountant 0.12.11 when installed; each skipped when missing).
 
 Findings are recorded as expected verdicts, each with its cause; every other answer must be
 ``sound`` or ``loose``.  The references are the stored catalogue values, checked against
@@ -24,6 +24,10 @@ TINY_EPS = {"1e-30": "failed", "1e-100": "failed"}
 # prv_accountant: eps(1e-30), eps(1e-100) raise "Floating point errors will dominate for such
 # small values of delta" (its long-double check, delta_error = 1e-3 delta); its lower delta is
 # estimate - delta_error = -1e-12 < 0 where the truth is below delta_error (failed: negative).
+# fourier_accountant: its FFT estimate is not rounded up, so every delta lies a little below
+# the truth (relative 1e-8 .. 1e-6: unsound beyond refacct's 1e-20 bounds); where the truth is
+# below its FFT noise (~1e-17) delta is negative or 0, and eps(1e-30), eps(1e-100) come out
+# as ~1.5 (truth 6.7 .. 21): grossly unsound.
 
 
 def findings(tiny_delta_verdict=None):
@@ -38,9 +42,20 @@ def findings(tiny_delta_verdict=None):
     return out
 
 
+ALL_UNSOUND = {"1e-10": "unsound", "1e-30": "unsound", "1e-100": "unsound", "3/2": "unsound",
+               "8/5": "unsound", "1/2": "unsound", "1": "unsound", "2": "unsound"}
+FOURIER = {name: ALL_UNSOUND for name in (
+    "poisson-gaussian-q0.1-k2", "tiny-delta-poisson-gaussian-k1", "tiny-delta-poisson-gaussian-k2",
+    "tiny-delta-poisson-gaussian-k2-eps", "tiny-delta-poisson-gaussian-k3")}
+FOURIER["tiny-delta-poisson-gaussian-k1"] = {**ALL_UNSOUND, "7": "failed", "17": "failed"}
+FOURIER["tiny-delta-poisson-gaussian-k2"] = {**ALL_UNSOUND, "7": "failed", "20": "unsound"}
+FOURIER["tiny-delta-poisson-gaussian-k3"] = {**ALL_UNSOUND, "7": "failed", "22": "unsound"}
+
 EXPECTED = {"dp_accounting.pld": findings(), "dp_accounting.pld-optimistic": findings("unsound"),
-            "prv_accountant.upper": findings(), "prv_accountant.lower": findings("failed")}
-PATTERNS = ["002-*", "gaussian-k2", "laplace-k2", "001-*", "tiny-*", "004-truncated-poisson-k1"]
+            "prv_accountant.upper": findings(), "prv_accountant.lower": findings("failed"),
+            "fourier_accountant": FOURIER}
+PATTERNS = ["002-*", "gaussian-k2", "laplace-k2", "001-*", "poisson-gaussian-*", "tiny-*",
+            "004-truncated-poisson-k1"]
 
 
 def check(rows):
@@ -71,6 +86,12 @@ def test_prv_accountant_on_the_shared_cases():
     # attains the maximum (add is 0 above eps = -ln(1 - q)), so that is not a finding here
     assert all(r.query.reference.attained_by == "remove" for r in rows
                if r.case.name.startswith("tiny") and r.verdict.verdict != "n/a")
+
+
+def test_fourier_accountant_on_the_shared_cases():
+    pytest.importorskip("fourier_accountant")
+    rows = validate(resolve("fourier_accountant"), select(load_cases(), PATTERNS))
+    assert check(rows) == 18
 
 
 def test_cases_outside_a_peer_are_not_expressible():

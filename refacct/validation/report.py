@@ -40,7 +40,7 @@ def _reference(row: Row) -> str:
 def _cells(row: Row) -> List[str]:
     ratio = row.verdict.ratio
     return [row.accountant, row.claims, row.case.name, str(row.query), _reference(row),
-            _reported(row), "-" if ratio is None else format_mpf(ratio, 4),
+            _reported(row), "-" if ratio is None else format_mpf(ratio, 8),
             row.verdict.verdict, row.verdict.reason, f"{row.seconds:.3f}"]
 
 

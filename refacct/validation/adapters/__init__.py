@@ -20,7 +20,8 @@ marks a lower-bound accountant (default ``"upper"``).
 
 Peers (``PEERS``): ``dp_accounting`` (``dp_accounting.pld``, ``dp_accounting.pld-optimistic``,
 ``dp_accounting.rdp``) and ``prv_accountant`` (``prv_accountant.upper``,
-``prv_accountant.lower``); ``resolve("dp_accounting")`` gives all of a peer's accountants.
+``prv_accountant.lower``), and when installed Koskela's ``fourier_accountant``;
+``resolve("dp_accounting")`` gives all of a peer's accountants.
 Core refacct never imports a peer: each module imports its peer inside its functions.
 """
 from __future__ import annotations
@@ -35,7 +36,8 @@ __all__ = ["Accountant", "Answer", "PEERS", "resolve", "resolve_all", "user_acco
            "available_peers", "float_knobs"]
 
 Answer = Callable[[Query], object]
-PEERS = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant"}
+PEERS = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant",
+         "fourier_accountant": "fourier_accountant"}
 
 
 @dataclass(frozen=True)
