@@ -17,8 +17,9 @@ Oracles, none of them computed by the module under test:
 
 How far eq. (7) is from the truth at small T (max_C E vs H(P_S || Q_S), not asserted):
 T = 2: 0.5093460 vs 0.5093678 (sigma = 1/2, eps = 1), 0.2206866 vs 0.2212685 (sigma = 1,
-eps = 1/2), 4.61233e-5 vs 4.61490e-5 (sigma = 1, eps = 4); T = 3, sigma = 1, eps = 1/2:
-0.2067908 vs 0.2076044.  E_C loses at most 0.4 % there.
+eps = 1/2), 4.61233e-5 vs 4.61490e-5 (sigma = 1, eps = 4); T = 3: 0.2067908 vs 0.2076044
+(sigma = 1, eps = 1/2), 0.5088357 vs 0.5088784 (sigma = 1/2, eps = 1), 4.51604e-5 vs
+4.52091e-5 (sigma = 1, eps = 4).  E_C loses at most 0.4 % there.
 """
 from __future__ import annotations
 
@@ -263,6 +264,18 @@ def test_one_step_is_balle_wang(sigma, eps):
     r = shuffle_lower_bound(sigma, 1, eps, digits=25)
     assert_verified(r, oracle, 25, oerr)
     assert r.C == Fraction(3, 2) + Fraction(sigma) ** 2 * Fraction(eps)
+
+
+def test_small_sigma_maximiser_next_to_C_D():
+    """sigma = 1/20, T = 10, eps = 1: the other coordinates almost never exceed C, so
+    C* - C_D is below e^-400 and E(C*) is Balle-Wang with shift 20 up to 10 (e - 1)
+    Phi-bar(30) ~ 1e-197 (002 Prop. 3.1); C is C_D to within its own error bound."""
+    oracle, oerr = oracle_agree(lambda: balle_wang(mp.one, mp.mpf(20)))
+    r = shuffle_lower_bound("1/20", 10, 1, digits=25)
+    assert_verified(r, oracle, 25, oerr)
+    cd = Fraction(3, 2) + Fraction(1, 400)
+    with mp.workdps(60):
+        assert abs(mpq(r.C - cd)) <= r.C_error < mp.mpf(10) ** -25
 
 
 # --- the paper's numbers ---------------------------------------------------------------------

@@ -57,7 +57,10 @@ R^(T-1): a point for T = 1, 2 x [0, R] for T = 2 (symmetric in d), and for T = 3
 of the wedge 0 <= theta <= pi/3 in polar coordinates (p_perp and q_perp are invariant under
 the permutations of coordinates, which act on the plane as the dihedral group of order 6).
 The dropped mass beyond radius R is bounded by the chi tail of N(2 v_t, sigma^2 I); two
-evaluations differ in precision, radius, rule (tanh-sinh / Gauss-Legendre) and cuts.
+Gauss-Legendre evaluations differ in precision, radius and cuts.  (In the original
+coordinates the region p <= e^eps q is the ball sum_t (z_t - m)^2 <= T m^2 in
+z_t = e^(w_t / sigma^2), m = e^eps e^(3 / (2 sigma^2)) / 2, whose boundary makes the
+integrand non-analytic there; tests/test_shuffle.py integrates that way as its oracle.)
 H(Q_S || P_S) swaps p_perp and q_perp (the mirror s -> 3 mu - s maps N(mu) to N(2 mu)).
 
 **Against the paper's printed numbers** (tests/test_shuffle.py has each one).  Reproduced
