@@ -54,6 +54,16 @@ def test_infinite_truth():
     assert judge(30.0, inf, "lower").verdict == "sound"
 
 
+def test_a_correctly_rounded_float_is_not_unsound():
+    """A truth 1e-18 above the double nearest 0.1 (half an ulp there is 6.9e-18): that
+    double is the best a float can say (sound); the same value as an exact Fraction, or the
+    next double below, is below the truth (unsound)."""
+    truth = ref(F(0.1) + F(1, 10 ** 18), "1e-30")
+    assert judge(0.1, truth).verdict == "sound"
+    assert judge(F(0.1), truth).verdict == "unsound"
+    assert judge(0.09999999999999999, truth).verdict == "unsound"
+
+
 def test_ratio_is_exact():
     assert judge(0.5, ref("1/4")).ratio == 2
     assert judge(0.1, ref("1/10")).ratio == F(0.1) * 10  # the float's exact value

@@ -9,8 +9,10 @@ a privacy guarantee needs: delta(eps) or eps(delta) never below the truth) or a 
 ``failed``     an exception, NaN, a negative number, +-inf where the truth is finite, or a
                value that breaks monotonicity (delta(eps) must not increase with eps,
                eps(delta) must not increase with delta; see ``flag_non_monotone``);
-``unsound``    upper claim and x < v - e, or lower claim and x > v + e (beyond the
-               reference's own error bound);
+``unsound``    upper claim and x < v - e - u, or lower claim and x > v + e + u (beyond the
+               reference's own error bound e and, for a binary float x, half its unit in
+               the last place u = ulp(x) / 2: the truth correctly rounded to a float is the
+               best a float can say, so it is not called unsound);
 ``loose``      the claim holds but x / v exceeds 1 + tolerance (upper) or falls below
                1 / (1 + tolerance) (lower); the ratio is reported;
 ``sound``      the claim holds within the tolerance;
@@ -93,26 +95,29 @@ def judge(reported: object, ref: Reference, claims: str = "upper",
         return (Verdict("sound", None, "finite lower bound of an infinite truth") if claims == "lower"
                 else Verdict("unsound", None, "finite, the truth is infinite"))
     ratio = x / ref.value if ref.value else None
-    return (_judge_upper if claims == "upper" else _judge_lower)(x, ref, ratio, tolerance)
+    half_ulp = Fraction(math.ulp(reported)) / 2 if isinstance(reported, float) else Fraction(0)
+    if claims == "upper":
+        return _judge_upper(x, ref, ratio, tolerance, half_ulp)
+    return _judge_lower(x, ref, ratio, tolerance, half_ulp)
 
 
-def _judge_upper(x: Fraction, ref: Reference, ratio, tolerance) -> Verdict:
-    if x < ref.low:
+def _judge_upper(x: Fraction, ref: Reference, ratio, tolerance, half_ulp) -> Verdict:
+    if x + half_ulp < ref.low:
         if ref.bound == "upper":
             return Verdict("undecided", ratio, "below refacct's upper bound (not tight)")
         return Verdict("unsound", ratio, "below the truth beyond the reference's bound")
-    if x <= ref.high or (ratio is not None and ratio <= 1 + tolerance):
+    if x - half_ulp <= ref.high or (ratio is not None and ratio <= 1 + tolerance):
         return Verdict("sound", ratio)
     return Verdict("loose", ratio, "above refacct's upper bound" if ref.bound == "upper"
                    else "above the truth")
 
 
-def _judge_lower(x: Fraction, ref: Reference, ratio, tolerance) -> Verdict:
-    if x > ref.high:
+def _judge_lower(x: Fraction, ref: Reference, ratio, tolerance, half_ulp) -> Verdict:
+    if x - half_ulp > ref.high:
         if ref.bound == "lower":
             return Verdict("undecided", ratio, "above refacct's lower bound (not tight)")
         return Verdict("unsound", ratio, "lower bound above the truth beyond the reference's bound")
-    if x >= ref.low or (ratio is not None and ratio * (1 + tolerance) >= 1):
+    if x + half_ulp >= ref.low or (ratio is not None and ratio * (1 + tolerance) >= 1):
         return Verdict("sound", ratio)
     return Verdict("loose", ratio, "below refacct's lower bound" if ref.bound == "lower"
                    else "below the truth")

@@ -20,7 +20,8 @@ marks a lower-bound accountant (default ``"upper"``).
 
 Peers (``PEERS``): ``dp_accounting`` (``dp_accounting.pld``, ``dp_accounting.pld-optimistic``,
 ``dp_accounting.rdp``) and ``prv_accountant`` (``prv_accountant.upper``,
-``prv_accountant.lower``), and when installed Koskela's ``fourier_accountant``;
+``prv_accountant.lower``), and when installed Koskela's ``fourier_accountant`` and
+``autodp``;
 ``resolve("dp_accounting")`` gives all of a peer's accountants.
 Core refacct never imports a peer: each module imports its peer inside its functions.
 """
@@ -37,7 +38,7 @@ __all__ = ["Accountant", "Answer", "PEERS", "resolve", "resolve_all", "user_acco
 
 Answer = Callable[[Query], object]
 PEERS = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant",
-         "fourier_accountant": "fourier_accountant"}
+         "fourier_accountant": "fourier_accountant", "autodp": "autodp"}
 
 
 @dataclass(frozen=True)
