@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
+from . import shuffle
 from .base import Base, gaussian, laplace, randomized_response
 from .curves import Dominated, maximum
 from .deterministic import deterministic_batching
@@ -98,10 +99,6 @@ class Shuffled:
                              "(002 Sec. 2.2) only")
         if group not in (None, 1):
             raise ValueError("shuffling has no group privacy in the catalogue")
-        try:
-            from . import shuffle  # written alongside the catalogue; imported on use
-        except ImportError as exc:
-            raise NotImplementedError(f"shuffling needs refacct.mechanisms.shuffle ({exc})") from None
         self.module, self.steps = shuffle, steps
         self.sigma = base.width / base.sensitivity
 

@@ -103,10 +103,10 @@ _PAPER = "002 (002_6c5ff1e5086b6e31.txt)"
 class ShuffleResult(DeltaResult):
     """A delta for ABLQ_S's pair (P_S, Q_S) of 002 eqs. (1)-(2) with its error bound.
 
-    ``bound`` is ``"lower"`` for E(C) of eq. (7) (below H(P_S || Q_S)) and ``"tight"`` for
-    H(P_S || Q_S) itself, exact for the pair the paper defines (realised by the datasets of
-    002 Sec. 3).  Both are lower bounds on delta_S(eps) over all query methods; the tight
-    one equals delta_S under 002 Conjecture 3.2.  For eq. (7), ``C`` is the rational at which
+    ``bound`` is ``"lower"`` for E(C) of eq. (7) (below H(P_S || Q_S)) and for
+    H(P_S || Q_S) itself at T >= 2: exact for the pair the paper defines (realised by the
+    datasets of 002 Sec. 3), a lower bound on delta_S(eps) over all query methods, equal to
+    it under 002 Conjecture 3.2 (not proven, so not labelled tight); ``"tight"`` at T = 1.  For eq. (7), ``C`` is the rational at which
     E(C) was evaluated, ``C_error`` bounds |C - C*| for the exact maximiser C*, and ``max_gap``
     bounds max_C E(C) - E(``C``) (0 when not a maximisation)."""
 
@@ -465,8 +465,9 @@ def shuffle_exact(sigma: object, steps: object, eps: object, *, digits: int = 10
 
     The direction along 1 is integrated in closed form (the region p > e^eps q is a
     half-line there), the hyperplane by quadrature in T - 1 dimensions with the symmetry of
-    the coordinate permutations (module docstring).  ``bound = "tight"``: exact for this pair,
-    a lower bound on delta_S(eps), equal to it under 002 Conjecture 3.2.  T = 1 is the
+    the coordinate permutations (module docstring).  ``bound = "lower"`` (``"tight"`` at
+    T = 1): exact for this pair, a lower bound on delta_S(eps), equal to it under 002
+    Conjecture 3.2.  T = 1 is the
     Balle-Wang closed form of N(2, sigma^2) vs N(1, sigma^2); T = 3 takes tens of seconds.
     """
     s, T, e = positive(sigma, "sigma"), _steps(steps), rational(eps, "eps")
@@ -485,4 +486,4 @@ def shuffle_exact(sigma: object, steps: object, eps: object, *, digits: int = 10
     return ShuffleResult(value, err, f"{order} of {_PAPER} eqs. (1)-(2): closed form along 1, "
                          f"quadrature over R^{T - 1} (permutation symmetry); error bound from "
                          "two evaluations (precision, radius, rule, cuts)", digits, eps=e,
-                         sigma=s, steps=T, bound="tight")
+                         sigma=s, steps=T, bound="tight" if T == 1 else "lower")
