@@ -13,9 +13,10 @@ error bounds).  The switch point is bracketed by bisection on verified signs
 (switch_point) between delta_D and the remove term, which is shown to be the larger Poisson
 term at both bracket ends.  "Single" is shown on the grid (one sign change), not proven
 between grid points.  T = 3 costs minutes per Poisson value (nested quadrature of a
-Gaussian mixture; one delta_P(2) at 8 digits took 861 s on a loaded 2-core machine), so
-with ``--steps 3`` only the two sides are shown, at one eps each, at 6 digits, with the
-shuffle pair at the same eps, and no bracket is computed; it is not run by the test suite.
+Gaussian mixture), so with ``--steps 3`` only the two sides are shown, at one eps each
+(1 and 12), at 6 digits, with the shuffle pair at the same eps, and no bracket is computed;
+it took 14 CPU minutes (23 minutes on a loaded 2-core machine) and is not run by the test
+suite.
 """
 from __future__ import annotations
 
