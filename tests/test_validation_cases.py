@@ -6,9 +6,11 @@ Oracles: the exact rationals printed in 001 App. B.1; the printed 002 values and
 Balle-Wang closed form (002 Prop. 3.1, conftest.balle_wang); the one-step Poisson-subsampled
 Gaussian and mixture-of-Gaussians curves written from the densities (monotone likelihood
 ratio: one crossing, found by mpmath bisection; tails with erfc) below; and the subsampled-
-Laplace quadrature oracle of test_mechanisms_papers (001 Sec. 5 and Sec. 7).  Cases without
-an independent oracle here (two- and three-step subsampled Gaussians, truncated Poisson) are
-covered by the drift check and the core's own tests.
+Laplace quadrature oracle of test_mechanisms_papers (001 Sec. 5 and Sec. 7); the two-step
+subsampled Gaussian as a one-dimensional mpmath quadrature over the one-step closed form.
+Cases without an independent oracle here (three steps, group of two over two steps, truncated
+Poisson, Laplace k = 2, eps(delta) at two steps) are covered by the drift check and the
+core's own tests.
 """
 from __future__ import annotations
 
@@ -167,3 +169,42 @@ def test_subsampled_laplace_crossings_against_the_quadrature_oracle(name, params
         with mp.workdps(45):
             assert_contains(ref, value, err)
         assert ref.attained_by == winners[at]
+
+
+def poisson_gaussian_two_steps(q, eps):
+    """delta(eps) of the Poisson-subsampled Gaussian (sigma = 1, rate q) composed twice, for
+    eps > 2 ln(1 / (1 - q)), where the add direction is 0 (its loss is at most ln(1 / (1 - q))
+    per step), so delta = H_a(P^2 || Q^2) with P = (1 - q) N(0, 1) + q N(1, 1), Q = N(0, 1).
+
+    H_a(P^2 || Q^2) = integral p(y) H_{a / r(y)}(P || Q) dy with r = p / q = 1 - q + q e^{y - 1/2}
+    (NUMERICS.md, Composition); one step H_b(P || Q) = (1 - q) T(y_b) + q T(y_b - 1) - b T(y_b)
+    with r(y_b) = b for b > 1 - q, and 1 - b for b <= 1 - q, i.e. for y >= y1 with
+    r(y1) = a / (1 - q); that part is P(Y > y1) - a Q(Y > y1) in closed form, the rest is
+    tanh-sinh quadrature on (-inf, y1]."""
+    q, a = mpq(q), mp.exp(mpq(eps))
+    r = lambda y: 1 - q + q * mp.exp(y - mp.mpf(1) / 2)  # noqa: E731
+    y_at = lambda b: mp.log((b - 1 + q) / q) + mp.mpf(1) / 2  # noqa: E731
+    tail = lambda y: (1 - q) * upper_tail(y) + q * upper_tail(y - 1)  # noqa: E731
+    p = lambda y: ((1 - q) * mp.npdf(y) + q * mp.npdf(y, 1))  # noqa: E731
+
+    def one(b):
+        return 1 - b if b <= 1 - q else tail(y_at(b)) - b * upper_tail(y_at(b))
+    y1 = y_at(a / (1 - q))
+    flat = tail(y1) - a * upper_tail(y1)
+    return flat + mp.quad(lambda y: p(y) * one(a / r(y)), [-mp.inf, y1 - 10, y1 - 1, y1])
+
+
+@pytest.mark.parametrize("name,q,dps", [
+    ("poisson-gaussian-q0.1-k2", Fraction(1, 10), 40),
+    ("tiny-delta-poisson-gaussian-k2", Fraction(1, 100), 120),
+])
+def test_two_steps_against_the_one_dimensional_quadrature(name, q, dps):
+    """Two quadratures, at dps and dps + 20 digits, agree; the stored value lies within
+    both bounds (the 1e-94 value needs the 120 digits: mp.quad's tolerance is absolute)."""
+    for (kind, at), ref in refs(name).items():
+        with mp.workdps(dps):
+            low = poisson_gaussian_two_steps(q, Fraction(at))
+        with mp.workdps(dps + 20):
+            high = poisson_gaussian_two_steps(q, Fraction(at))
+            assert_contains(ref, high, 10 * abs(high - low))
+            assert 10 * abs(high - low) < high * mp.mpf(10) ** -14
