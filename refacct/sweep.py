@@ -17,7 +17,9 @@ Design:
   on the executor, the number of workers or the order of completion.
 - **Cache.**  With ``cache`` (a directory) each result is stored under the SHA-256 of the
   full query: ``fn``'s module and name (and script file for ``__main__``), the point's
-  parameters (``digits`` included) and the refacct version.  A re-run loads what is there
+  parameters (``digits`` included), the refacct version and a hash of refacct's own source
+  files (so an engine change without a version bump never reuses old values; the calling
+  script's code is not hashed: clear the cache when ``fn`` changes).  A re-run loads what is there
   and computes the rest.  Values are stored exactly: an ``mpf`` as its integer mantissa
   and binary exponent, a ``Fraction`` as "n/d", refacct's result dataclasses field by
   field; a binary ``float`` is refused, as parameter and as value, so nothing is ever read
@@ -36,6 +38,7 @@ import json
 import os
 import sys
 import time
+from functools import lru_cache
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from fractions import Fraction
 from pathlib import Path
@@ -135,11 +138,24 @@ def _function_name(fn: Callable) -> str:
     return name
 
 
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """refacct's version and the SHA-256 of its source files (``refacct/**/*.py`` and
+    package data), read once per process."""
+    digest = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".json") and path.is_file():
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return f"{__version__}+{digest.hexdigest()[:16]}"
+
+
 def query_key(fn: Callable, point: Point) -> str:
     """SHA-256 of the full query: function, parameters (exactly encoded; ``digits`` is
-    one of them) and the refacct version."""
+    one of them) and ``code_version()``."""
     query = {"function": _function_name(fn), "point": encode(dict(point)),
-             "refacct": __version__}
+             "refacct": code_version()}
     return hashlib.sha256(json.dumps(query, sort_keys=True).encode()).hexdigest()
 
 
@@ -164,7 +180,7 @@ class _Cache:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         record = {"function": _function_name(fn), "point": encode(dict(point)),
-                  "refacct": __version__, "value": encode(value)}
+                  "refacct": code_version(), "value": encode(value)}
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(record, sort_keys=True), encoding="utf-8")
         os.replace(tmp, path)

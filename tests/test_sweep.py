@@ -7,6 +7,7 @@ import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from mpmath import mp
@@ -81,7 +82,27 @@ def test_cache_keys_on_the_version_and_the_function(monkeypatch):
     assert key != query_key(slow_square, point)
     assert key != query_key(counted, {"x": Fraction(2), "digits": 30})
     monkeypatch.setattr(sw, "__version__", "99.0")
+    sw.code_version.cache_clear()
     assert query_key(counted, point) != key
+    sw.code_version.cache_clear()
+
+
+def test_cache_keys_on_refacct_source(tmp_path, monkeypatch):
+    """An engine change without a version bump is another query: the key hashes refacct's
+    source files (here a copy of the package with one byte changed)."""
+    import shutil
+    copy = tmp_path / "refacct"
+    shutil.copytree(Path(sw.__file__).resolve().parent, copy,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    point = {"x": 2, "digits": 30}
+    sw.code_version.cache_clear()
+    monkeypatch.setattr(sw, "__file__", str(copy / "sweep.py"))
+    before = query_key(counted, point)
+    hockey = copy / "hockey.py"
+    hockey.write_text(hockey.read_text() + "\n# changed\n")
+    sw.code_version.cache_clear()
+    assert query_key(counted, point) != before
+    sw.code_version.cache_clear()
 
 
 def test_cached_values_are_exact_not_15_digit_floats(tmp_path):
