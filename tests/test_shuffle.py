@@ -445,3 +445,29 @@ def test_exact_parameters_and_precision_left_alone():
     shuffle_exact("1/2", 2, 1, digits=8)
     shuffle_lower_bound_epsilon("1/2", 1000, "1e-5", digits=10)
     assert mp.prec == before
+
+
+@pytest.mark.parametrize("T", [2, 3])
+def test_pair_is_the_shuffled_mechanism_enumerated(T):
+    """002 Sec. 3, eqs. (1)-(2) derived from ABLQ_S itself: n = T records, batch size 1, a
+    uniformly random permutation pi; step t releases psi(x_pi(t)) + N(0, sigma^2) with
+    psi(x) = x, psi(⊥) = 0.  Enumerating all T! permutations of x = (-1, ..., -1, 1) and
+    x' = (-1, ..., -1, ⊥), each with probability 1/T!, and shifting by 1 gives exactly the
+    uniform mixtures of N(2 e_t, sigma^2 I) and N(e_t, sigma^2 I) that shuffle_exact
+    integrates (the module docstring's P_S, Q_S), and that the w-coordinate oracles
+    exact_T2 / exact_T3 above are written from."""
+    from itertools import permutations
+    from math import factorial
+
+    def output_means(records):
+        means = {}
+        for order in permutations(range(T)):
+            mean = tuple(1 + (0 if records[i] is None else records[i]) for i in order)
+            means[mean] = means.get(mean, Fraction(0)) + Fraction(1, factorial(T))
+        return means
+
+    x = [-1] * (T - 1) + [1]
+    x_prime = [-1] * (T - 1) + [None]
+    unit = lambda t, c: tuple(c if s == t else 0 for s in range(T))  # noqa: E731
+    assert output_means(x) == {unit(t, 2): Fraction(1, T) for t in range(T)}
+    assert output_means(x_prime) == {unit(t, 1): Fraction(1, T) for t in range(T)}
