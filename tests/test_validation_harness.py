@@ -116,3 +116,15 @@ def test_cases_listing(capsys):
     assert main(["cases", "--cases", "001-B1-*"]) == 0
     out = capsys.readouterr().out
     assert "001-B1-rr-poisson-k2-remove" in out and "H_alpha(alpha=4/3)" in out
+
+
+def rr_rising(case, query):
+    """The right H_4/3 = 11/48 but H_2 = 1/4 > 11/48: sound-looking values that rise with
+    alpha (H_alpha is non-increasing)."""
+    if case.name != "001-B1-rr-poisson-k2" or query.kind != "alpha":
+        return None
+    return {Fraction(4, 3): Fraction(11, 48), Fraction(2): Fraction(1, 4)}[query.at]
+
+
+def test_a_rising_curve_is_failed():
+    assert _verdicts(rr_rising, "001-B1-rr-poisson-k2") == {"4/3": "sound", "2": "failed"}

@@ -8,7 +8,7 @@ a privacy guarantee needs: delta(eps) or eps(delta) never below the truth) or a 
 
 ``failed``     an exception, NaN, a negative number, +-inf where the truth is finite, or a
                value that breaks monotonicity (delta(eps) must not increase with eps,
-               eps(delta) must not increase with delta; see ``flag_non_monotone``);
+               eps(delta) with delta, H_alpha with alpha; see ``flag_non_monotone``);
 ``unsound``    upper claim and x < v - e - u, or lower claim and x > v + e + u (beyond the
                reference's own error bound e and, for a binary float x, half its unit in
                the last place u = ulp(x) / 2: the truth correctly rounded to a float is the
