@@ -21,7 +21,7 @@ import pytest
 from mpmath import mp
 
 from conftest import balle_wang, mpq, upper_tail
-from test_mechanisms_papers import ADD, REMOVE, SEC5, SEC7, TERMS, oracle
+from test_mechanisms_papers import ADD, REMOVE, SEC5, SEC7, TERMS, LaplaceOracle, oracle
 from refacct.validation import load_cases
 from refacct.validation.cases import KINDS
 
@@ -132,12 +132,14 @@ def test_tiny_delta_one_step_against_the_closed_form():
                 assert_eps_root(ref, lambda x: mixture_delta(weights, x), at)
 
 
-def test_group_of_two_one_step_against_the_mixture_of_gaussians():
-    """003 Thm 3.1: sensitivity Binom(2, 1/10) in units of Delta = 1, sigma = 1."""
-    q = Fraction(1, 10)
-    weights = [comb(2, j) * q ** j * (1 - q) ** (2 - j) for j in range(3)]
+@pytest.mark.parametrize("name,K,q", [("003-group-poisson-K2-k1", 2, Fraction(1, 10)),
+                                      ("003-fig1-group-K2", 2, Fraction(1, 100)),
+                                      ("003-fig1-group-K8", 8, Fraction(1, 100))])
+def test_group_one_step_against_the_mixture_of_gaussians(name, K, q):
+    """003 Thm 3.1: sensitivity Binom(K, q) in units of Delta = 1, sigma = 1."""
+    weights = [comb(K, j) * q ** j * (1 - q) ** (K - j) for j in range(K + 1)]
     with mp.workdps(60):
-        for (kind, at), ref in refs("003-group-poisson-K2-k1").items():
+        for (kind, at), ref in refs(name).items():
             if kind == "delta":
                 assert_contains(ref, mixture_delta(weights, Fraction(at)))
             else:
@@ -152,8 +154,8 @@ def _laplace_max(params, orders, eps):
 
 @pytest.mark.parametrize("name,params,orders,winners", [
     ("001-sec5-laplace-poisson-k2", SEC5, (ADD, REMOVE),
-     {"3/10": "add", "1/2": "add", "0.69750711265": "add", "0.69750711275": "remove",
-      "9/10": "remove", "3/2": "remove"}),
+     {"1/4": "add", "3/10": "add", "1/2": "add", "0.69750711265": "add",
+      "0.69750711275": "remove", "9/10": "remove", "3/2": "remove"}),
     ("001-prop11-laplace-wor-k2", ("9/10", -1, 1, 2), (ADD, REMOVE),
      {"1/2": "add", "9/10": "remove"}),
     ("001-sec7-laplace-wor-substitution-k2", SEC7, tuple(TERMS.values()),
@@ -208,3 +210,13 @@ def test_two_steps_against_the_one_dimensional_quadrature(name, q, dps):
             high = poisson_gaussian_two_steps(q, Fraction(at))
             assert_contains(ref, high, 10 * abs(high - low))
             assert 10 * abs(high - low) < high * mp.mpf(10) ** -14
+
+
+def test_sec5_one_step_against_the_closed_form():
+    """001 Sec. 5, k = 1: remove = H(A || B) dominates add = H(B || A) (one step in closed
+    form from the monotone likelihood ratio, LaplaceOracle.one)."""
+    for (kind, at), ref in refs("001-sec5-laplace-poisson-k1").items():
+        with mp.workdps(40):
+            pair, a = LaplaceOracle(*SEC5), mp.exp(mpq(Fraction(at)))
+            assert_contains(ref, max(pair.one("AB", a), pair.one("BA", a)), mp.mpf(10) ** -35)
+        assert ref.attained_by == "remove"
