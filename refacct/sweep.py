@@ -226,6 +226,11 @@ def sweep(fn: Callable[..., Any], points: Iterable[Point], *,
     process pool of ``workers`` processes (default ``os.cpu_count()``), or this process
     for ``workers=1``.  ``cache``: a directory for exact, version-keyed results.
     Exceptions raised by ``fn`` propagate (pending points are cancelled)."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise ValueError(f"workers must be an int >= 1 or None, got {workers!r}")
+    if executor is not None and not isinstance(executor, Executor):
+        raise TypeError(f"executor must be a concurrent.futures.Executor, got {executor!r}")
     points = [dict(p) for p in points]
     store = _Cache(cache)
     keys = [query_key(fn, p) for p in points]

@@ -141,3 +141,15 @@ def test_progress_on_stderr(capsys):
     assert "sweep: 2/2 done (0 cached)" in err
     sweep(slow_square, POINTS[:2], workers=1, progress=False)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"workers": 0}, ValueError, "workers must be an int >= 1"),
+    ({"workers": -2}, ValueError, "workers must be an int >= 1"),
+    ({"workers": 2.5}, ValueError, "workers must be an int >= 1"),
+    ({"workers": True}, ValueError, "workers must be an int >= 1"),
+    ({"executor": "pool"}, TypeError, "executor must be a concurrent.futures.Executor"),
+])
+def test_bad_workers_and_executor_are_named(kwargs, error, words):
+    with pytest.raises(error, match=words):
+        sweep(counted, [{"x": 2, "digits": 30}], **kwargs)

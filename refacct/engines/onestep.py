@@ -221,7 +221,13 @@ class OneStep:
 
     def _gaussian_critical(self):
         """(finite limits of the loss at +-inf, values at its interior extrema) for a
-        Gaussian mixture with one sigma, where p/q = A(y)/B(y), A = sum_i a_i e^{lam_i y}."""
+        Gaussian mixture with one sigma, where p/q = A(y)/B(y), A = sum_i a_i e^{lam_i y};
+        computed once per evaluator (the evaluator belongs to one precision)."""
+        if not hasattr(self, "_critical"):
+            self._critical = self._gaussian_critical_values()
+        return self._critical
+
+    def _gaussian_critical_values(self):
         a = [(to_mpf(wp) * e, lam) for wp, _, lam, e in self.table if wp]
         b = [(to_mpf(wq) * e, lam) for _, wq, lam, e in self.table if wq]
         limits = []
