@@ -6,7 +6,9 @@ method that produced it.
 
 ``abs_error`` is a bound on |value - truth| obtained from a second, independent evaluation
 (or 0 for exact rationals); ``verified_digits`` is the number of significant digits that
-bound guarantees.
+bound guarantees.  ``lower`` and ``upper`` are the ends of the enclosure: value -+ abs_error,
+or, for a ``proven`` result (ball arithmetic, ``refacct.brackets``, ``refacct.certified``),
+the exact binary ends of the enclosure, with ``value`` its midpoint.
 """
 from __future__ import annotations
 
@@ -43,6 +45,14 @@ def format_mpf(value, digits: int) -> str:
         return mp.nstr(value, digits, min_fixed=-4, max_fixed=8)
 
 
+def _outward(value, shift) -> mpmath.mpf:
+    """value + shift rounded away from value (exact for mpf inputs at any precision)."""
+    if mpmath.isinf(value):
+        return value
+    with mp.workprec(max(mp.prec, 64)):
+        return mp.fadd(value, shift, rounding="f" if shift < 0 else "c", exact=False)
+
+
 @dataclass(frozen=True)
 class _Bounded:
     """A value with an absolute error bound, the method that produced it, and the digits
@@ -56,6 +66,18 @@ class _Bounded:
     @property
     def verified_digits(self) -> Optional[int]:
         return verified_digits(self.value, self.abs_error)
+
+    @property
+    def lower(self) -> mpmath.mpf:
+        """Lower end of the enclosure of the truth."""
+        ends = getattr(self, "enclosure", None)
+        return ends[0] if ends else _outward(self.value, -self.abs_error)
+
+    @property
+    def upper(self) -> mpmath.mpf:
+        """Upper end of the enclosure of the truth."""
+        ends = getattr(self, "enclosure", None)
+        return ends[1] if ends else _outward(self.value, self.abs_error)
 
     def __float__(self) -> float:
         return float(self.value)
@@ -79,6 +101,8 @@ class DeltaResult(_Bounded):
     eps: Optional[Fraction] = None
     exact: Optional[Fraction] = None
     exact_form: Optional[Tuple[Fraction, Fraction]] = None
+    enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
+    proven: bool = False
 
     def __str__(self) -> str:
         return str(self.exact) if self.exact is not None else super().__str__()
@@ -94,3 +118,5 @@ class EpsilonResult(_Bounded):
 
     delta_target: Fraction = Fraction(0)
     exact_form: Optional[Tuple[Fraction, Fraction]] = None
+    enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
+    proven: bool = False
