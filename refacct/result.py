@@ -47,10 +47,11 @@ def format_mpf(value, digits: int) -> str:
 
 def _outward(value, shift) -> mpmath.mpf:
     """value + shift rounded away from value (exact for mpf inputs at any precision)."""
-    if mpmath.isinf(value):
+    if mpmath.isinf(value) or not shift:
         return value
-    with mp.workprec(max(mp.prec, 64)):
-        return mp.fadd(value, shift, rounding="f" if shift < 0 else "c", exact=False)
+    spread = 0 if not value else int(mpmath.log(abs(value) / abs(shift), 2))
+    with mp.workprec(max(mp.prec, spread) + 64):
+        return mp.fadd(value, shift, rounding="f" if shift < 0 else "c")
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ __all__ = ["Accountant", "Answer", "PEERS", "resolve", "resolve_all", "user_acco
 
 Answer = Callable[[Query], object]
 PEERS = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant",
-         "fourier_accountant": "fourier_accountant", "autodp": "autodp"}
+         "fourier_accountant": "fourier_accountant", "autodp": "autodp", "opacus": "opacus"}
 
 
 @dataclass(frozen=True)

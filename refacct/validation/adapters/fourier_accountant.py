@@ -7,6 +7,12 @@ add-remove) or substitution (``get_delta_S`` / ``get_epsilon_S``).  Its numbers 
 package's "tight" guarantees, judged here as upper bounds (``fourier_accountant``).
 Knobs: ``nx`` (grid points, default 1e6) and ``L`` (grid half-width in loss units,
 default 20).  Parameters reach the peer as floats.
+
+Two PyPI packages provide this one module, ``fourier_accountant`` (install one of them: they
+overwrite each other's files): ``fourier-accountant`` (exercised: 0.12.11) and its
+predecessor ``pld-accountant`` (exercised: 0.12.1, "migrated to fourier-accountant").  Both
+have the four functions with the keywords used here, so the adapter serves either unchanged;
+0.12.1 stops the eps(delta) Newton iteration at |delta - target| <= 1e-13, 0.12.11 at 1e-10.
 """
 from __future__ import annotations
 
