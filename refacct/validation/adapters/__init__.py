@@ -20,9 +20,10 @@ marks a lower-bound accountant (default ``"upper"``).
 
 Peers (``PEERS``): ``dp_accounting`` (``dp_accounting.pld``, ``dp_accounting.pld-optimistic``,
 ``dp_accounting.rdp``) and ``prv_accountant`` (``prv_accountant.upper``,
-``prv_accountant.lower``), and when installed Koskela's ``fourier_accountant`` and
-``autodp``;
-``resolve("dp_accounting")`` gives all of a peer's accountants.
+``prv_accountant.lower``), extra ``peers``; Koskela's ``fourier_accountant`` (PyPI
+``fourier-accountant`` or ``pld-accountant``), ``autodp`` and ``opacus`` (``opacus.rdp``,
+``opacus.prv``, ``opacus.gdp``; needs PyTorch), extra ``more-peers``.  Each runs when its
+package is importable; ``resolve("dp_accounting")`` gives all of a peer's accountants.
 Core refacct never imports a peer: each module imports its peer inside its functions.
 """
 from __future__ import annotations
@@ -82,7 +83,9 @@ def resolve(spec: str, knobs: Optional[Mapping[str, str]] = None) -> List[Accoun
                          "peer.name (e.g. dp_accounting.pld) or package.module:function")
     module = _peer_module(peer)
     if not module.importable():
-        raise ImportError(f"{peer} is not installed: pip install 'refacct[peers]'")
+        extra = "peers" if peer in ("dp_accounting", "prv_accountant") else "more-peers"
+        raise ImportError(f"{peer} is not installed: pip install 'refacct[{extra}]'"
+                          + (" (after PyTorch)" if peer == "opacus" else ""))
     own = {k.split(".", 1)[1]: v for k, v in (knobs or {}).items() if k.startswith(peer + ".")}
     accountants = module.accountants(**own)
     chosen = [a for a in accountants if not which or a.name == spec]
