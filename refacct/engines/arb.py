@@ -1,0 +1,275 @@
+"""Arb (python-flint) balls for the certified engines: exact conversions, densities and
+interval masses of Gaussian / Laplace components and mixtures, with rigorous radii.
+
+Every function works at the caller's Arb precision (``flint.ctx.prec``); set it locally
+with ``with flint.ctx.workprec(bits):``; nothing here changes it.  Inputs that are exact
+rationals (``Fraction``, ``int``, numeric strings, mpf) enter as balls that contain them
+(radius 0 when dyadic and short enough); standardised distances (y - loc) / scale of two
+exact rationals are formed exactly before conversion, so y = loc gives an exact 0.
+
+Interval masses (../shared/NUMERICS.md, "Exact CDF differences, in the tails too"): tails
+come from their own side, P(Y > y) = erfc((y - mu) / (sigma sqrt 2)) / 2 for a Gaussian,
+e^{-(y - loc)/b} / 2 for a Laplace, so a mass of 1e-300 keeps its relative accuracy.  For
+Gaussians every such form is an identity valid for all real and complex y: the choice of
+side affects accuracy only, never validity.  For Laplace components the form depends on
+the side of ``loc``; a real ball straddling ``loc`` gets the union of both forms (the tail
+is monotone), and a complex ball (``acb``, for analytic integrands) needs ``side`` / a
+reference point from the caller.
+
+``None`` (or an infinite mpf / ball) as an interval end means -inf / +inf.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Optional, Tuple, Union
+
+try:
+    import flint
+    from flint import acb, arb, fmpq, fmpz
+except ImportError as exc:  # pragma: no cover - exercised by the missing-flint test
+    raise ImportError(
+        "refacct's certified (Arb) mode needs python-flint: "
+        "pip install 'refacct[certified]'  (or: pip install 'python-flint>=0.6')"
+    ) from exc
+
+import mpmath
+from mpmath import libmp, mp
+
+from ..distributions import Continuous, Gaussian, Laplace
+from ..exact import rational
+
+__all__ = [
+    "flint", "arb", "acb", "to_arb", "arb_ends", "is_infinite",
+    "gaussian_pdf", "gaussian_upper", "gaussian_lower", "gaussian_mass",
+    "laplace_pdf", "laplace_upper", "laplace_lower", "laplace_mass",
+    "pdf", "mass", "side_of",
+]
+
+Ball = Union["arb", "acb"]
+Point = Union[Fraction, int, "arb", "acb", None]
+
+
+# --- conversions ----------------------------------------------------------------------------
+
+def to_arb(x: object) -> "arb":
+    """A ball containing exactly ``x``: int / Fraction / numeric string / Decimal (parsed
+    exactly by ``refacct.exact.rational``), mpf (its exact binary value), or an arb (returned
+    as is).  Radius 0 whenever x is a dyadic rational (ints and mpf always)."""
+    if isinstance(x, (arb, acb)):
+        return x
+    if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
+            raise ValueError(f"to_arb needs a finite number, got {x}")
+        man, exp = x.man_exp
+        return arb((fmpz(int(man)), fmpz(int(exp))))
+    q = rational(x, "value")
+    if q.denominator == 1:
+        return arb(fmpz(q.numerator))
+    return arb(fmpq(q.numerator, q.denominator))
+
+
+def _mpf_exact(man: int, exp: int) -> mpmath.mpf:
+    """man * 2^exp as an mpf, without rounding (whatever mp.prec is)."""
+    return mp.make_mpf(libmp.from_man_exp(man, exp))
+
+
+def arb_ends(x: "arb") -> Tuple[mpmath.mpf, mpmath.mpf]:
+    """(mid - rad, mid + rad) of a finite ball as exact mpf values (no rounding: the two
+    numbers are exactly the ends of the Arb ball, whatever mp.prec is)."""
+    if not x.is_finite():
+        raise ValueError(f"arb_ends needs a finite ball, got {x}")
+    m, e = (int(v) for v in x.mid().man_exp())
+    r, f = (int(v) for v in x.rad().man_exp())
+    base = min(e, f)
+    mid, rad = m << (e - base), r << (f - base)
+    return _mpf_exact(mid - rad, base), _mpf_exact(mid + rad, base)
+
+
+def is_infinite(x: object) -> bool:
+    """True for None, infinite mpf and infinite balls (an unbounded interval end)."""
+    if x is None:
+        return True
+    if isinstance(x, mpmath.mpf):
+        return mpmath.isinf(x)
+    if isinstance(x, (arb, acb)):
+        return not x.is_finite()
+    return False
+
+
+def _distance(y: Point, loc: Fraction, scale: Fraction) -> Ball:
+    """(y - loc) / scale, exact in rationals when y is rational, else in ball arithmetic."""
+    if isinstance(y, (arb, acb)):
+        return (y - to_arb(loc)) / to_arb(scale)
+    return to_arb((rational(y, "y") - loc) / scale)
+
+
+def _real_mid(t: Ball) -> "arb":
+    return (t.real if isinstance(t, acb) else t).mid()
+
+
+def side_of(y: Point, loc: Fraction) -> int:
+    """+1 if y >= loc, -1 if y <= loc (exact for rationals, certain for balls), 0 if a real
+    ball straddles loc.  Raises ``TypeError`` for complex balls (pass ``side``)."""
+    if isinstance(y, acb):
+        raise TypeError("a complex ball needs an explicit side of the Laplace location")
+    if isinstance(y, arb):
+        t = y - to_arb(loc)
+        return 1 if t >= 0 else -1 if t <= 0 else 0
+    return 1 if rational(y, "y") >= loc else -1
+
+
+# --- Gaussian ---------------------------------------------------------------------------------
+
+def _sqrt2():
+    return arb(2).sqrt()
+
+
+def gaussian_pdf(mu: Fraction, sigma: Fraction, y: Point) -> Ball:
+    """Density of N(mu, sigma^2) at y: exp(-t^2 / 2) / (sigma sqrt(2 pi)), t = (y - mu)/sigma."""
+    t = _distance(y, mu, sigma)
+    return (-(t * t) / 2).exp() / (to_arb(sigma) * (2 * arb.pi()).sqrt())
+
+
+def gaussian_upper(mu: Fraction, sigma: Fraction, y: Point) -> Ball:
+    """P(Y > y) = erfc((y - mu) / (sigma sqrt 2)) / 2 for Y ~ N(mu, sigma^2): relatively
+    accurate in the upper tail; y = None is +inf (0)."""
+    if is_infinite(y):
+        return _infinite_tail(y, upper=True)
+    return (_distance(y, mu, sigma) / _sqrt2()).erfc() / 2
+
+
+def gaussian_lower(mu: Fraction, sigma: Fraction, y: Point) -> Ball:
+    """P(Y < y) = erfc((mu - y) / (sigma sqrt 2)) / 2: relatively accurate in the lower
+    tail; y = None is -inf (0)."""
+    if is_infinite(y):
+        return _infinite_tail(y, upper=False)
+    return (-_distance(y, mu, sigma) / _sqrt2()).erfc() / 2
+
+
+def _infinite_tail(y, upper: bool) -> "arb":
+    """A tail beyond an infinite end: 0 (None counts as +inf for upper, -inf for lower)."""
+    if y is not None and (_real_mid(y) < 0 if isinstance(y, (arb, acb)) else y < 0) == upper:
+        raise ValueError("an upper tail beyond -inf (or lower tail beyond +inf) is not a tail")
+    return arb(0)
+
+
+def gaussian_mass(mu: Fraction, sigma: Fraction, a: Point, b: Point) -> Ball:
+    """P(a < Y < b) for Y ~ N(mu, sigma^2) (a = None: -inf, b = None: +inf): a difference
+    of upper tails when the interval lies above mu, of lower tails when below, else
+    1 - both outer tails, so no tail is ever computed as 1 - (something near 1)."""
+    return _mass_by_tails(lambda y, _: gaussian_upper(mu, sigma, y),
+                          lambda y, _: gaussian_lower(mu, sigma, y), mu, a, b, None, None)
+
+
+# --- Laplace ----------------------------------------------------------------------------------
+
+def laplace_pdf(loc: Fraction, scale: Fraction, y: Point, side: Optional[int] = None) -> Ball:
+    """Density of Lap(loc, scale) at y: exp(-|y - loc| / scale) / (2 scale); ``side``
+    (+1: y >= loc, -1: y <= loc) is required for complex balls."""
+    t = _distance(y, loc, scale)
+    s = _side(y, loc, side)
+    if s == 0:
+        return (-abs(t)).exp() / (2 * to_arb(scale))
+    return (-s * t).exp() / (2 * to_arb(scale))
+
+
+def laplace_upper(loc: Fraction, scale: Fraction, y: Point, side: Optional[int] = None) -> Ball:
+    """P(Y > y) for Y ~ Lap(loc, scale): e^{-t}/2 for t = (y - loc)/scale >= 0, else
+    1 - e^{t}/2 (exact exponentials); y = None is +inf (0)."""
+    if is_infinite(y):
+        return _infinite_tail(y, upper=True)
+    return _laplace_tail(_distance(y, loc, scale), _side(y, loc, side))
+
+
+def laplace_lower(loc: Fraction, scale: Fraction, y: Point, side: Optional[int] = None) -> Ball:
+    """P(Y < y) for Y ~ Lap(loc, scale), by symmetry from ``laplace_upper``; y = None is -inf."""
+    if is_infinite(y):
+        return _infinite_tail(y, upper=False)
+    s = _side(y, loc, side)
+    return _laplace_tail(-_distance(y, loc, scale), -s)
+
+
+def _laplace_tail(t: Ball, side: int) -> Ball:
+    """P(T > t) for a standard Laplace T, t on ``side`` of 0 (0: a real ball straddling 0,
+    enclosed by the union of both forms, each valid on its half since the tail is monotone)."""
+    near, far = 1 - t.exp() / 2, (-t).exp() / 2
+    if side > 0:
+        return far
+    if side < 0:
+        return near
+    return near.union(far)
+
+
+def _side(y: Point, loc: Fraction, side: Optional[int]) -> int:
+    return side if side is not None else side_of(y, loc)
+
+
+def laplace_mass(loc: Fraction, scale: Fraction, a: Point, b: Point,
+                 side_a: Optional[int] = None, side_b: Optional[int] = None) -> Ball:
+    """P(a < Y < b) for Y ~ Lap(loc, scale), from the tails on the interval's side of loc
+    (``side_a`` / ``side_b`` as in ``laplace_upper``, needed for complex balls)."""
+    return _mass_by_tails(lambda y, s: laplace_upper(loc, scale, y, s),
+                          lambda y, s: laplace_lower(loc, scale, y, s), loc, a, b, side_a, side_b)
+
+
+def _mass_by_tails(upper, lower, loc, a, b, side_a, side_b) -> Ball:
+    """P(a < Y < b) from the tails ``upper(y, side)`` / ``lower(y, side)``: upper(a) -
+    upper(b) when the interval lies above loc, lower(b) - lower(a) below, else
+    1 - lower(a) - upper(b).  The side is read from ``side_*`` or the exact / real-midpoint
+    position of the end (for Gaussians any choice is an identity; for Laplace the tails
+    enclose a straddling real ball by themselves)."""
+    if not is_infinite(a) and _position(a, loc, side_a) >= 0:
+        return upper(a, side_a) - upper(b, side_b)
+    if not is_infinite(b) and _position(b, loc, side_b) <= 0:
+        return lower(b, side_b) - lower(a, side_a)
+    return 1 - lower(a, side_a) - upper(b, side_b)
+
+
+def _position(y: Point, loc: Fraction, side: Optional[int]) -> int:
+    """Which side of loc y is on for choosing the tail form (a hint, not a proof, for balls
+    without ``side``: +1, -1 or 0 when undecided)."""
+    if side is not None:
+        return side
+    if isinstance(y, (arb, acb)):
+        d = _real_mid(y) - to_arb(loc)
+        return 1 if d > 0 else -1 if d < 0 else 0
+    return side_of(y, loc)
+
+
+# --- mixtures -------------------------------------------------------------------------------
+
+def _component_sides(dist: Continuous, ref: Optional[Fraction]):
+    """Per component: the side of its Laplace location on which the reference point lies
+    (None for Gaussians or without a reference)."""
+    return [None if ref is None or isinstance(c, Gaussian) else side_of(ref, c.loc)
+            for _, c in dist.components]
+
+
+def pdf(dist: Continuous, y: Point, ref: Optional[Fraction] = None) -> Ball:
+    """Density of a Gaussian / Laplace mixture at y.  ``ref``: an exact point on the same
+    side of every Laplace location as y (required when y is a complex ball)."""
+    total = arb(0)
+    for (w, c), side in zip(dist.components, _component_sides(dist, ref)):
+        if isinstance(c, Gaussian):
+            total += to_arb(w) * gaussian_pdf(c.mean, c.sigma, y)
+        else:
+            total += to_arb(w) * laplace_pdf(c.loc, c.scale, y, side)
+    return total
+
+
+def mass(dist: Continuous, a: Point, b: Point, ref_a: Optional[Fraction] = None,
+         ref_b: Optional[Fraction] = None) -> Ball:
+    """P(a < Y < b) for a Gaussian / Laplace mixture, each component from its own tails.
+    ``ref_a`` / ``ref_b``: exact points on the same side of every Laplace location as a / b
+    (required for complex balls next to Laplace components)."""
+    total = arb(0)
+    sides = zip(dist.components, _component_sides(dist, ref_a), _component_sides(dist, ref_b))
+    for (w, c), sa, sb in sides:
+        if isinstance(c, Gaussian):
+            part = gaussian_mass(c.mean, c.sigma, a, b)
+        elif isinstance(c, Laplace):
+            part = laplace_mass(c.loc, c.scale, a, b, sa, sb)
+        else:  # pragma: no cover - Continuous has only these components
+            raise TypeError(f"unsupported component {c!r}")
+        total += to_arb(w) * part
+    return total
