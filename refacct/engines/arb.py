@@ -16,11 +16,13 @@ the side of ``loc``; a real ball straddling ``loc`` gets the union of both forms
 is monotone), and a complex ball (``acb``, for analytic integrands) needs ``side`` / a
 reference point from the caller.
 
-``None`` (or an infinite mpf / ball) as an interval end means -inf / +inf.
+Component parameters (mu, sigma, loc, scale) may be exact rationals or balls.  ``None`` (or
+an infinite mpf / exact infinite ball) as an interval end means -inf / +inf.
 """
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from typing import Optional, Tuple, Union
 
 try:
@@ -39,10 +41,10 @@ from ..distributions import Continuous, Gaussian, Laplace
 from ..exact import rational
 
 __all__ = [
-    "flint", "arb", "acb", "to_arb", "arb_ends", "is_infinite",
+    "flint", "arb", "acb", "to_arb", "arb_ends", "arb_mid_rad", "is_infinite",
     "gaussian_pdf", "gaussian_upper", "gaussian_lower", "gaussian_mass",
     "laplace_pdf", "laplace_upper", "laplace_lower", "laplace_mass",
-    "pdf", "mass", "side_of",
+    "pdf", "mass", "side_of", "balls", "MixtureBalls",
 ]
 
 Ball = Union["arb", "acb"]
@@ -57,15 +59,29 @@ def to_arb(x: object) -> "arb":
     as is).  Radius 0 whenever x is a dyadic rational (ints and mpf always)."""
     if isinstance(x, (arb, acb)):
         return x
+    if type(x) is Fraction or type(x) is int:
+        return _rational_ball(x, flint.ctx.prec)
     if isinstance(x, mpmath.mpf):
         if not mpmath.isfinite(x):
             raise ValueError(f"to_arb needs a finite number, got {x}")
         man, exp = x.man_exp
         return arb((fmpz(int(man)), fmpz(int(exp))))
-    q = rational(x, "value")
+    return _rational_ball(rational(x, "value"), flint.ctx.prec)
+
+
+@lru_cache(maxsize=4096)
+def _rational_ball(q: Fraction, prec: int) -> "arb":
+    """The ball of a rational at precision ``prec`` (balls are immutable: cached)."""
+    q = Fraction(q)
     if q.denominator == 1:
         return arb(fmpz(q.numerator))
     return arb(fmpq(q.numerator, q.denominator))
+
+
+@lru_cache(maxsize=64)
+def _constants(prec: int) -> Tuple["arb", "arb"]:
+    """(sqrt 2, sqrt(2 pi)) at precision ``prec``."""
+    return arb(2).sqrt(), (2 * arb.pi()).sqrt()
 
 
 def _mpf_exact(man: int, exp: int) -> mpmath.mpf:
@@ -73,34 +89,47 @@ def _mpf_exact(man: int, exp: int) -> mpmath.mpf:
     return mp.make_mpf(libmp.from_man_exp(man, exp))
 
 
-def arb_ends(x: "arb") -> Tuple[mpmath.mpf, mpmath.mpf]:
-    """(mid - rad, mid + rad) of a finite ball as exact mpf values (no rounding: the two
-    numbers are exactly the ends of the Arb ball, whatever mp.prec is)."""
+def _exact_parts(x: "arb") -> Tuple[int, int, int]:
+    """(m, r, e) with mid = m 2^e and rad = r 2^e exactly."""
     if not x.is_finite():
-        raise ValueError(f"arb_ends needs a finite ball, got {x}")
+        raise ValueError(f"need a finite ball, got {x}")
     m, e = (int(v) for v in x.mid().man_exp())
     r, f = (int(v) for v in x.rad().man_exp())
     base = min(e, f)
-    mid, rad = m << (e - base), r << (f - base)
-    return _mpf_exact(mid - rad, base), _mpf_exact(mid + rad, base)
+    return m << (e - base), r << (f - base), base
+
+
+def arb_ends(x: "arb") -> Tuple[mpmath.mpf, mpmath.mpf]:
+    """(mid - rad, mid + rad) of a finite ball as exact mpf values (no rounding: the two
+    numbers are exactly the ends of the Arb ball, whatever mp.prec is)."""
+    m, r, e = _exact_parts(x)
+    return _mpf_exact(m - r, e), _mpf_exact(m + r, e)
+
+
+def arb_mid_rad(x: "arb") -> Tuple[mpmath.mpf, mpmath.mpf]:
+    """(mid, rad) of a finite ball as exact mpf values."""
+    m, r, e = _exact_parts(x)
+    return _mpf_exact(m, e), _mpf_exact(r, e)
 
 
 def is_infinite(x: object) -> bool:
-    """True for None, infinite mpf and infinite balls (an unbounded interval end)."""
+    """True for an unbounded interval end: None, an infinite mpf, or an exact infinite arb
+    (``arb.pos_inf()``).  Non-finite balls (NaN, infinite radius) are not ends but
+    indeterminate values: they propagate to a non-finite result."""
     if x is None:
         return True
     if isinstance(x, mpmath.mpf):
         return mpmath.isinf(x)
-    if isinstance(x, (arb, acb)):
-        return not x.is_finite()
+    if isinstance(x, arb):
+        return not x.is_finite() and not x.is_nan() and x.rad() == 0
     return False
 
 
-def _distance(y: Point, loc: Fraction, scale: Fraction) -> Ball:
-    """(y - loc) / scale, exact in rationals when y is rational, else in ball arithmetic."""
-    if isinstance(y, (arb, acb)):
-        return (y - to_arb(loc)) / to_arb(scale)
-    return to_arb((rational(y, "y") - loc) / scale)
+def _distance(y: Point, loc, scale) -> Ball:
+    """(y - loc) / scale: exact in rationals when all three are rational, else in balls."""
+    if not isinstance(y, (arb, acb)) and not isinstance(loc, arb) and not isinstance(scale, arb):
+        return to_arb((rational(y, "y") - loc) / scale)
+    return (to_arb(y) - to_arb(loc)) / to_arb(scale)
 
 
 def _real_mid(t: Ball) -> "arb":
@@ -120,14 +149,14 @@ def side_of(y: Point, loc: Fraction) -> int:
 
 # --- Gaussian ---------------------------------------------------------------------------------
 
-def _sqrt2():
-    return arb(2).sqrt()
+def _sqrt2() -> "arb":
+    return _constants(flint.ctx.prec)[0]
 
 
 def gaussian_pdf(mu: Fraction, sigma: Fraction, y: Point) -> Ball:
     """Density of N(mu, sigma^2) at y: exp(-t^2 / 2) / (sigma sqrt(2 pi)), t = (y - mu)/sigma."""
     t = _distance(y, mu, sigma)
-    return (-(t * t) / 2).exp() / (to_arb(sigma) * (2 * arb.pi()).sqrt())
+    return (-(t * t) / 2).exp() / (to_arb(sigma) * _constants(flint.ctx.prec)[1])
 
 
 def gaussian_upper(mu: Fraction, sigma: Fraction, y: Point) -> Ball:
@@ -238,23 +267,57 @@ def _position(y: Point, loc: Fraction, side: Optional[int]) -> int:
 
 # --- mixtures -------------------------------------------------------------------------------
 
-def _component_sides(dist: Continuous, ref: Optional[Fraction]):
-    """Per component: the side of its Laplace location on which the reference point lies
-    (None for Gaussians or without a reference)."""
-    return [None if ref is None or isinstance(c, Gaussian) else side_of(ref, c.loc)
-            for _, c in dist.components]
+class MixtureBalls:
+    """A Gaussian / Laplace mixture with its parameters as balls at one precision
+    (``balls(dist)``), for repeated evaluation (integrands)."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, dist: Continuous) -> None:
+        # (is_gaussian, weight, location, scale as balls, exact location) per component
+        self.rows = tuple(
+            (isinstance(c, Gaussian), to_arb(w),
+             to_arb(c.mean if isinstance(c, Gaussian) else c.loc), to_arb(c.width),
+             c.mean if isinstance(c, Gaussian) else c.loc)
+            for w, c in dist.components)
+
+    def _sides(self, ref) -> list:
+        """Per component: the side of its Laplace location on which ``ref`` lies (None for
+        Gaussians or without a reference)."""
+        return [None if ref is None or g else side_of(ref, exact)
+                for g, _, _, _, exact in self.rows]
+
+    def pdf(self, y: Point, ref: Optional[Fraction] = None) -> Ball:
+        """Density at y; ``ref`` as in ``pdf``."""
+        total = arb(0)
+        for (g, w, loc, scale, _), side in zip(self.rows, self._sides(ref)):
+            total += w * (gaussian_pdf(loc, scale, y) if g else laplace_pdf(loc, scale, y, side))
+        return total
+
+    def mass(self, a: Point, b: Point, ref_a: Optional[Fraction] = None,
+             ref_b: Optional[Fraction] = None) -> Ball:
+        """P(a < Y < b); ``ref_a`` / ``ref_b`` as in ``mass``."""
+        total = arb(0)
+        for (g, w, loc, scale, _), sa, sb in zip(self.rows, self._sides(ref_a), self._sides(ref_b)):
+            total += w * (gaussian_mass(loc, scale, a, b) if g
+                          else laplace_mass(loc, scale, a, b, sa, sb))
+        return total
+
+
+@lru_cache(maxsize=512)
+def _balls(dist: Continuous, prec: int) -> MixtureBalls:
+    return MixtureBalls(dist)
+
+
+def balls(dist: Continuous) -> MixtureBalls:
+    """The ``MixtureBalls`` of ``dist`` at the current Arb precision (cached)."""
+    return _balls(dist, flint.ctx.prec)
 
 
 def pdf(dist: Continuous, y: Point, ref: Optional[Fraction] = None) -> Ball:
     """Density of a Gaussian / Laplace mixture at y.  ``ref``: an exact point on the same
     side of every Laplace location as y (required when y is a complex ball)."""
-    total = arb(0)
-    for (w, c), side in zip(dist.components, _component_sides(dist, ref)):
-        if isinstance(c, Gaussian):
-            total += to_arb(w) * gaussian_pdf(c.mean, c.sigma, y)
-        else:
-            total += to_arb(w) * laplace_pdf(c.loc, c.scale, y, side)
-    return total
+    return balls(dist).pdf(y, ref)
 
 
 def mass(dist: Continuous, a: Point, b: Point, ref_a: Optional[Fraction] = None,
@@ -262,14 +325,4 @@ def mass(dist: Continuous, a: Point, b: Point, ref_a: Optional[Fraction] = None,
     """P(a < Y < b) for a Gaussian / Laplace mixture, each component from its own tails.
     ``ref_a`` / ``ref_b``: exact points on the same side of every Laplace location as a / b
     (required for complex balls next to Laplace components)."""
-    total = arb(0)
-    sides = zip(dist.components, _component_sides(dist, ref_a), _component_sides(dist, ref_b))
-    for (w, c), sa, sb in sides:
-        if isinstance(c, Gaussian):
-            part = gaussian_mass(c.mean, c.sigma, a, b)
-        elif isinstance(c, Laplace):
-            part = laplace_mass(c.loc, c.scale, a, b, sa, sb)
-        else:  # pragma: no cover - Continuous has only these components
-            raise TypeError(f"unsupported component {c!r}")
-        total += to_arb(w) * part
-    return total
+    return balls(dist).mass(a, b, ref_a, ref_b)

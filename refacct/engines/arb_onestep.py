@@ -1,0 +1,472 @@
+"""Certified one step: the crossings of p = beta q, proven, and H_beta(P || Q) as an Arb ball.
+
+001 Definition 3: H_beta(P || Q) = integral (p - beta q)_+ = sum over the maximal intervals
+I where p > beta q of P(I) - beta Q(I).  ../shared/NUMERICS.md, "Counting the crossings":
+
+* Gaussian mixtures with one sigma: p - beta q = phi_sigma(y) s(y), s(y) = sum_i c_i
+  e^{lam_i y}, lam_i = mu_i / sigma^2, c_i = (w_i^P - beta w_i^Q) e^{-mu_i^2 / 2 sigma^2}.
+  The signs of the c_i are exact (``engines.expsum``); by the generalised Descartes rule s
+  has at most V real roots, V the sign changes of (c_i).  V <= 1: the one root of a
+  two-term sum is ln(-c_0 / c_1) / (lam_1 - lam_0), a ball.  V >= 2: Rolle recursion --
+  between consecutive sign changes of s' (isolated recursively as balls, on each of which
+  the sign of s is certified) s is monotone, so a sign change of s at the ends brackets
+  exactly one root, isolated by bisection at exact points.
+* Laplace mixtures with one scale b: between consecutive locations p - beta q =
+  (A e^{y/b} + B e^{-y/b}) / 2b has at most one root, (b/2) ln(-B/A), and it is there iff
+  p - beta q has strictly opposite signs at the two locations (exact signs: the values at
+  the locations are sums of exponentials); the two outer pieces are single exponentials
+  with the sign of the nearest location (atoms of the loss where they vanish).
+
+H is summed from Arb tail masses (``engines.arb``).  A root known as a ball Y enters at its
+midpoint m, plus the ball [-e, e], e = sup_Y |p - beta q| rad(Y): moving an interval end
+from the true root to m changes P(I) - beta Q(I) by the integral of p - beta q over [m, root],
+at most that (second order in rad(Y), since p - beta q vanishes at the root).
+
+``CertifiedPair.inner`` gives H_beta as an analytic function of a complex ball beta on a
+range of beta where the crossing structure is fixed (the integrand of ``engines.arb_composed``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cmp_to_key
+from typing import Callable, List, Optional, Sequence, Tuple, Union
+
+from ..distributions import Continuous, Gaussian, Laplace
+from ..pairs import Pair
+from .arb import acb, arb, balls, flint, mass, pdf, to_arb
+from .expsum import BallBeta, ExactBeta, ExpSum
+
+__all__ = ["CertifiedPair", "certified_pair", "family", "Root"]
+
+Beta = Union[ExactBeta, BallBeta]
+
+
+@dataclass(frozen=True)
+class Root:
+    """An interval end at the one crossing inside an open piece: ``key`` names the piece
+    (family-specific), ``ref`` is an exact point on the same side of every location."""
+
+    key: tuple
+    ref: Optional[Fraction] = None
+
+
+End = Union[None, Fraction, Root, "arb"]  # -inf / +inf, a location, a root, a root's ball
+
+
+def family(P: Continuous, Q: Continuous) -> Optional[str]:
+    """"gaussian" (every component Gaussian with one sigma), "laplace" (Laplace, one scale)
+    or None (mixed families or scales: not certified)."""
+    comps = [c for _, c in P.components + Q.components]
+    for kind, width in ((Gaussian, "sigma"), (Laplace, "scale")):
+        if all(isinstance(c, kind) for c in comps) and len({getattr(c, width) for c in comps}) == 1:
+            return kind.__name__.lower()
+    return None
+
+
+def _table(P: Continuous, Q: Continuous, attr: str):
+    """Distinct locations, sorted, with the exact (P-weight, Q-weight) at each."""
+    table = {}
+    for side, dist in ((0, P), (1, Q)):
+        for w, c in dist.components:
+            slot = table.setdefault(getattr(c, attr), [Fraction(0), Fraction(0)])
+            slot[side] += w
+    return sorted((loc, tuple(ws)) for loc, ws in table.items())
+
+
+class CertifiedPair:
+    """A continuous pair with certified crossings (``certified_pair`` builds one)."""
+
+    P: Continuous
+    Q: Continuous
+
+    # --- interface of the families ------------------------------------------------------
+    def structure(self, beta: Beta) -> List[Tuple[End, End]]:
+        """The maximal intervals where p > beta q, ends None (infinite), a location
+        (``Fraction``), a ``Root`` or a root's ball; rigorous for ``ExactBeta``, and for a
+        ``BallBeta`` when it returns (``ArithmeticError`` if the ball cannot decide)."""
+        raise NotImplementedError
+
+    def root_ball(self, root: Root, beta: Beta) -> "arb":
+        """A real ball containing the crossing ``root`` at beta."""
+        raise NotImplementedError
+
+    def root_formula(self, root: Root, beta: "acb", analytic: bool) -> "acb":
+        """The crossing ``root`` as an analytic function of a complex beta (non-finite where
+        the formula is not analytic)."""
+        raise NotImplementedError
+
+    def critical(self) -> List[Tuple[ExactBeta, bool]]:
+        """The values e^c of beta where the structure changes, sorted and distinct, each
+        with ``singular``: True when H_beta is not analytic in beta on either side
+        (a limit of the loss, approached as a root runs to infinity)."""
+        raise NotImplementedError
+
+    def constant_pieces(self) -> List[Tuple[End, End, ExactBeta]]:
+        """Intervals (left, right, e^{-loss}) on which q / p is a constant (Laplace outer
+        pieces, and interior pieces where p and q are proportional)."""
+        return []
+
+    def kinks(self) -> List[Fraction]:
+        """Points where the densities are not analytic (Laplace locations)."""
+        return []
+
+    def density_ratio(self, y, ref=None):
+        """(p(y), q(y) / p(y)) for a real or complex ball y, in a form without the
+        cancellations of two separately computed densities where the family allows;
+        ``ref`` as in ``engines.arb.pdf``."""
+        p = pdf(self.P, y, ref)
+        return p, pdf(self.Q, y, ref) / p
+
+    # --- shared -------------------------------------------------------------------------
+    def f_ball(self, y: "arb", beta_ball: "arb") -> "arb":
+        """p(y) - beta q(y) on a real ball y."""
+        return pdf(self.P, y) - beta_ball * pdf(self.Q, y)
+
+    def hockey(self, beta: ExactBeta) -> "arb":
+        """H_beta(P || Q) as a ball at the current Arb precision (beta = 0 gives 1)."""
+        if beta.is_zero():
+            return arb(1)
+        b = beta.ball()
+        total, slack = arb(0), arb(0)
+        for ends in self.structure(beta):
+            points = []
+            for end in ends:
+                if isinstance(end, Root):
+                    end = self.root_ball(end, beta)
+                if isinstance(end, arb) and not end.is_exact():
+                    slack += self.f_ball(end, b).abs_upper() * end.rad()
+                    end = end.mid()
+                points.append(end)
+            total += mass(self.P, *points) - b * mass(self.Q, *points)
+        return total + arb(0, slack) if slack != 0 else total
+
+    def inner(self, beta0: "arb") -> Tuple[List[Tuple[End, End]], Callable[["acb", bool], "acb"]]:
+        """(structure at beta0, h) with h(beta) = H_beta(P || Q) for complex balls beta near
+        the real range around ``beta0`` on which the structure is that of beta0 (between
+        consecutive critical values): the sum over the positive intervals of
+        P(I) - beta Q(I), the crossings analytic functions of beta."""
+        pieces = self.structure(BallBeta(beta0))
+        for a, b in pieces:
+            for end in (a, b):
+                if isinstance(end, arb):
+                    raise ValueError(f"{self.describe()}: no closed-form crossing to integrate over")
+
+        P, Q = balls(self.P), balls(self.Q)
+        refs = [[e.ref if isinstance(e, Root) else None for e in ends] for ends in pieces]
+
+        def h(beta: "acb", analytic: bool) -> "acb":
+            total = acb(0)
+            for ends, ref in zip(pieces, refs):
+                at = [self.root_formula(e, beta, analytic) if isinstance(e, Root) else e
+                      for e in ends]
+                total += P.mass(*at, *ref) - beta * Q.mass(*at, *ref)
+            return total
+
+        return pieces, h
+
+    def describe(self) -> str:
+        return f"({self.P!r}, {self.Q!r})"
+
+
+class GaussianPair(CertifiedPair):
+    """Gaussian mixtures with one sigma."""
+
+    def __init__(self, P: Continuous, Q: Continuous) -> None:
+        self.P, self.Q = P, Q
+        self._gaps: dict = {}
+        self._cache: dict = {}
+        self.sigma = sigma = P.components[0][1].sigma
+        self.rows = []  # (lam_i, P-term, Q-term): c_i = P-term - beta Q-term
+        for mu, (wp, wq) in _table(P, Q, "mean"):
+            e = -mu * mu / (2 * sigma * sigma)
+            self.rows.append((mu / sigma**2, ExpSum.of(wp, e), ExpSum.of(wq, e)))
+
+    def density_ratio(self, y, ref=None):
+        """p = phi_sigma(y) S_P(y), q / p = S_Q(y) / S_P(y) with the exponential sums
+        S(y) = sum_i w_i e^{-mu_i^2 / 2 sigma^2} e^{lam_i y} (the Gaussian factor cancels)."""
+        lams, cps, cqs, half, norm = self._balls()
+        waves = [(lam * y).exp() for lam in lams]
+        SP = sum((c * w for c, w in zip(cps, waves)), arb(0))
+        SQ = sum((c * w for c, w in zip(cqs, waves)), arb(0))
+        return (-(y * y) * half).exp() * norm * SP, SQ / SP
+
+    def _balls(self):
+        """(lam_i, P-terms, Q-terms, 1 / 2 sigma^2, 1 / (sigma sqrt(2 pi))) as balls, per
+        precision."""
+        prec = flint.ctx.prec
+        if prec not in self._cache:
+            s = to_arb(self.sigma)
+            self._cache[prec] = ([to_arb(lam) for lam, _, _ in self.rows],
+                                 [cp.ball() for _, cp, _ in self.rows],
+                                 [cq.ball() for _, _, cq in self.rows],
+                                 1 / (2 * s * s), 1 / (s * (2 * arb.pi()).sqrt()))
+        return self._cache[prec]
+
+    def _coefficients(self, beta: Beta):
+        """(index, lam_i, c_i) for the c_i != 0 (c_i an ExpSum or a ball number)."""
+        out = []
+        for i, (lam, cp, cq) in enumerate(self.rows):
+            c = beta.minus(cp, cq)
+            if c.sign():
+                out.append((i, lam, c))
+        return out
+
+    def structure(self, beta: Beta):
+        terms = self._coefficients(beta)
+        if not terms:
+            return []
+        signs = [c.sign() for _, _, c in terms]
+        changes = sum(a != b for a, b in zip(signs, signs[1:]))  # Descartes: >= #roots
+        if len(terms) == 2 and changes:
+            roots: Sequence[End] = [Root((terms[0][0], terms[1][0]))]
+        else:
+            roots = isolate([c.ball() for _, _, c in terms], [lam for _, lam, _ in terms])
+        if len(roots) > changes or (changes - len(roots)) % 2:
+            raise ArithmeticError("crossing isolation disagrees with the Descartes bound")
+        return _alternating(roots, signs[0] > 0)
+
+    def _two_term_root(self, root: Root, c0, c1, log) -> object:
+        """ln(-c0 / c1) / (lam_j - lam_i): the root of c0 e^{lam_i y} + c1 e^{lam_j y}."""
+        i, j = root.key
+        return log(-c0 / c1) * self._inverse_gap(i, j)
+
+    def _inverse_gap(self, i: int, j: int) -> "arb":
+        key = (i, j, flint.ctx.prec)
+        if key not in self._gaps:
+            self._gaps[key] = 1 / to_arb(self.rows[j][0] - self.rows[i][0])
+        return self._gaps[key]
+
+    def root_ball(self, root: Root, beta: Beta):
+        i, j = root.key
+        c0, c1 = (beta.minus(*self.rows[k][1:]).ball() for k in (i, j))
+        return self._two_term_root(root, c0, c1, lambda x: x.log())
+
+    def root_formula(self, root: Root, beta, analytic: bool):
+        i, j = root.key
+        c0, c1 = (self.rows[k][1].ball() - beta * self.rows[k][2].ball() for k in (i, j))
+        return self._two_term_root(root, c0, c1, lambda x: x.log(analytic=analytic))
+
+    def critical(self):
+        values = [ExactBeta.rational(cp.terms[0][1] / cq.terms[0][1])
+                  for _, cp, cq in self.rows if not cp.is_zero() and not cq.is_zero()]
+        return [(v, True) for v in _sorted_distinct(values)]
+
+
+class LaplacePair(CertifiedPair):
+    """Laplace mixtures with one scale b.  Locations u_0 < ... < u_{n-1}; piece j is
+    (u_{j-1}, u_j) with u_{-1} = -inf, u_n = +inf."""
+
+    def __init__(self, P: Continuous, Q: Continuous) -> None:
+        self.P, self.Q = P, Q
+        b = P.components[0][1].scale
+        rows = _table(P, Q, "loc")
+        self.b = b
+        self.locs = [u for u, _ in rows]
+        n = len(rows)
+
+        def at(u, side):  # 2b * density at u
+            return _expsum([(ws[side], -abs(u - v) / b) for v, ws in rows])
+
+        def A(j, side):  # coefficient of e^{y/b} on piece j (2b times)
+            return _expsum([(ws[side], -v / b) for v, ws in rows[j:]])
+
+        def B(j, side):  # coefficient of e^{-y/b} on piece j
+            return _expsum([(ws[side], v / b) for v, ws in rows[:j]])
+
+        self.at = [(at(u, 0), at(u, 1)) for u in self.locs]
+        self.AB = [((A(j, 0), A(j, 1)), (B(j, 0), B(j, 1))) for j in range(n + 1)]
+
+    def kinks(self):
+        return list(self.locs)
+
+    def density_ratio(self, y, ref=None):
+        """On the piece j holding ``ref`` (or y): 2b p = A_P e^{y/b} + B_P e^{-y/b}, and
+        q / p = (A_Q e^{y/b} + B_Q e^{-y/b}) / (A_P e^{y/b} + B_P e^{-y/b}); densities
+        otherwise (a ball across a location)."""
+        j = self._piece(ref if ref is not None else y)
+        if j is None:
+            return super().density_ratio(y, ref)
+        (ap, aq), (bp, bq) = self.AB[j]
+        t = y / to_arb(self.b)
+        up, down = t.exp(), (-t).exp()
+        P = ap.ball() * up + bp.ball() * down
+        return P / (2 * to_arb(self.b)), (aq.ball() * up + bq.ball() * down) / P
+
+    def _piece(self, y) -> Optional[int]:
+        """The piece strictly holding the real ball or rational y, None if undecided."""
+        if isinstance(y, acb):
+            return None
+        y = to_arb(y)
+        below = [to_arb(u) < y for u in self.locs]
+        above = [to_arb(u) > y for u in self.locs]
+        if not all(b or a for b, a in zip(below, above)):
+            return None
+        return sum(below)
+
+    def _edge(self, j: int) -> Optional[Fraction]:
+        """Left end u_{j-1} of piece j (None for -inf); its right end is _edge(j + 1)."""
+        return self.locs[j - 1] if 1 <= j <= len(self.locs) else None
+
+    def structure(self, beta: Beta):
+        signs = [beta.minus(p, q).sign() for p, q in self.at]
+        n = len(self.locs)
+        pieces: List[Tuple[End, End, int]] = [(None, self.locs[0], signs[0])]
+        for j in range(1, n):
+            sa, sb = signs[j - 1], signs[j]
+            left, right = self.locs[j - 1], self.locs[j]
+            if sa * sb < 0:
+                root = Root((j,), (left + right) / 2)
+                pieces += [(left, root, sa), (root, right, sb)]
+            else:
+                pieces.append((left, right, sa or sb))
+        pieces.append((self.locs[-1], None, signs[-1]))
+        return _merge(pieces)
+
+    def _AB(self, j: int, beta) -> Tuple[object, object]:
+        (ap, aq), (bp, bq) = self.AB[j]
+        if isinstance(beta, (ExactBeta, BallBeta)):
+            return beta.minus(ap, aq).ball(), beta.minus(bp, bq).ball()
+        return ap.ball() - beta * aq.ball(), bp.ball() - beta * bq.ball()
+
+    def root_ball(self, root: Root, beta: Beta):
+        j = root.key[0]
+        A, B = self._AB(j, beta)
+        y = to_arb(self.b) / 2 * (-B / A).log()
+        return y.intersection(to_arb(self._edge(j)).union(to_arb(self._edge(j + 1))))
+
+    def root_formula(self, root: Root, beta, analytic: bool):
+        A, B = self._AB(root.key[0], beta)
+        return to_arb(self.b) / 2 * (-B / A).log(analytic=analytic)
+
+    def critical(self):
+        return [(v, False) for v in _sorted_distinct([ExactBeta(p, q) for p, q in self.at])]
+
+    def constant_pieces(self):
+        out = []
+        for j, ((ap, aq), (bp, bq)) in enumerate(self.AB):
+            if (ap * bq - aq * bp).is_zero():  # p and q proportional on piece j
+                num, den = (aq, ap) if not ap.is_zero() else (bq, bp)
+                out.append((self._edge(j), self._edge(j + 1), ExactBeta(num, den)))
+        return out
+
+
+def _expsum(terms) -> ExpSum:
+    total = ExpSum()
+    for c, a in terms:
+        total = total + ExpSum.of(c, a)
+    return total
+
+
+def _sorted_distinct(values: List[ExactBeta]) -> List[ExactBeta]:
+    out: List[ExactBeta] = []
+    for v in values:
+        if all(v.compare(w) for w in out):
+            out.append(v)
+    return sorted(out, key=cmp_to_key(lambda x, y: x.compare(y)))
+
+
+def _merge(pieces) -> List[Tuple[End, End]]:
+    """Maximal positive intervals from consecutive (left, right, sign) pieces."""
+    out: List[Tuple[End, End]] = []
+    for a, b, s in pieces:
+        if s > 0:
+            if out and out[-1][1] is not None and out[-1][1] == a:
+                out[-1] = (out[-1][0], b)
+            else:
+                out.append((a, b))
+    return out
+
+
+def _alternating(roots: Sequence[End], positive_first: bool) -> List[Tuple[End, End]]:
+    """Positive intervals of a function changing sign exactly at ``roots``."""
+    edges = [None, *roots, None]
+    return [(a, b) for k, (a, b) in enumerate(zip(edges, edges[1:]))
+            if (k % 2 == 0) == positive_first]
+
+
+# --- root isolation for exponential sums with three or more terms ----------------------------
+
+def isolate(c: Sequence["arb"], lam: Sequence[Fraction]) -> List["arb"]:
+    """Disjoint balls, sorted, each holding exactly one sign change of
+    s(y) = sum_i c_i e^{lam_i y} (lam increasing, every c_i a ball of certain sign), and no
+    sign change outside them.  ``ArithmeticError`` when the precision cannot decide a
+    sign (a near-tangency: raise the precision)."""
+    if len(c) < 2:
+        return []
+    if len(c) == 2:
+        if (c[0] > 0) == (c[1] > 0):
+            return []
+        return [(-c[0] / c[1]).log() / to_arb(lam[1] - lam[0])]
+    shifts = [to_arb(l - lam[0]) for l in lam[1:]]
+    critical = isolate([ci * d for ci, d in zip(c[1:], shifts)], [l - lam[0] for l in lam[1:]])
+
+    def g(y):  # s(y) e^{-lam_0 y}: monotone between the critical balls
+        return c[0] + sum((ci * (d * y).exp() for ci, d in zip(c[1:], shifts)), arb(0))
+
+    ends = [None, *critical, None]
+    tail = {0: _certain_sign(c[0]), len(ends) - 1: _certain_sign(c[-1])}
+    signs = [tail.get(k) or _certain_sign(g(e)) for k, e in enumerate(ends)]
+    step = 1 / to_arb(lam[-1] - lam[0])
+    roots = []
+    for k in range(len(ends) - 1):
+        if signs[k] == signs[k + 1]:
+            continue
+        lo = ends[k].upper() if ends[k] is not None else _beyond(g, ends[k + 1], -step, signs[k])
+        hi = ends[k + 1].lower() if ends[k + 1] is not None else _beyond(g, ends[k], step, signs[k + 1])
+        roots.append(_bisect(g, lo, hi, signs[k]))
+    return roots
+
+
+def _certain_sign(x: "arb") -> int:
+    if x > 0:
+        return 1
+    if x < 0:
+        return -1
+    raise ArithmeticError(f"sign of {x} undecided (raise the precision)")
+
+
+def _beyond(g, start, step, sign: int) -> "arb":
+    """An exact point past ``start`` (a ball or None = 0) in the direction of ``step``
+    where g has ``sign``."""
+    y = (arb(0) if start is None else (start.upper() if step > 0 else start.lower())) + step
+    for _ in range(4096):
+        v = g(y)
+        if (v > 0 and sign > 0) or (v < 0 and sign < 0):
+            return y.mid()
+        step *= 2
+        y = (y + step).mid()
+    raise ArithmeticError("no point with the tail's sign found")
+
+
+def _bisect(g, lo: "arb", hi: "arb", sign_lo: int) -> "arb":
+    """Ball [lo, hi] shrunk by bisection at exact points around the one sign change of a
+    monotone g (sign ``sign_lo`` at lo), until a midpoint's sign is undecided or the width
+    reaches the precision."""
+    tol = arb(2) ** (-flint.ctx.prec + 8)
+    while hi - lo > tol * (1 + abs(lo)):
+        mid = ((lo + hi) / 2).mid()
+        v = g(mid)
+        if v > 0 or v < 0:
+            if (v > 0) == (sign_lo > 0):
+                lo = mid
+            else:
+                hi = mid
+        else:
+            break
+    return lo.union(hi)
+
+
+def certified_pair(pair: Pair) -> CertifiedPair:
+    """The certified evaluator of a continuous pair; ``ValueError`` naming what is not
+    supported (discrete pairs, mixed families or scales)."""
+    if pair.is_discrete:
+        raise ValueError("certified mode is for continuous pairs; discrete pairs are exact "
+                         "already (refacct.hockey_stick returns .exact)")
+    kind = family(pair.P, pair.Q)
+    if kind == "gaussian":
+        return GaussianPair(pair.P, pair.Q)
+    if kind == "laplace":
+        return LaplacePair(pair.P, pair.Q)
+    raise ValueError("certified mode supports Gaussian mixtures with one common sigma or "
+                     f"Laplace mixtures with one common scale, got {pair.P!r} vs {pair.Q!r}")
