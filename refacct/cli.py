@@ -3,6 +3,7 @@
     refacct delta   --pair SPEC.json --eps 0 0.5 1      [--digits 20] [--json]
     refacct delta   --pair SPEC.json --alpha 4/3 2      [--digits 20] [--json]
     refacct epsilon --pair SPEC.json --delta 1e-6 1e-30 [--digits 20] [--json]
+    refacct delta   --pair SPEC.json --eps 1 --certified   (proven enclosures, python-flint)
     refacct delta   gaussian|laplace|rr [--sigma S | --scale B | --p P] [--sensitivity D]
                     --sampling none|poisson|wor|truncated-poisson|deterministic|shuffle
                     [--q Q | --n N --batch B | --n N --p-sample P --max-batch B]
@@ -122,6 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="significant digits to verify and print (default 20)")
         p.add_argument("--json", action="store_true",
                        help="print a JSON list, one object per query")
+        p.add_argument("--certified", action="store_true",
+                       help="proven enclosures with python-flint (refacct.certified): one step "
+                            "and k = 2 of Gaussian / Laplace mixture pairs")
         _mechanism_options(p)
 
     d = sub.add_parser("delta", help="delta(eps) = H_{e^eps}(P || Q), or H_alpha(P || Q)",
@@ -204,7 +208,24 @@ def _target(args):
                             p_sample=args.p_sample, max_batch=args.max_batch)
 
 
-def _delta_of(target, key: str, query: str, digits: int, exact: bool = False):
+def _certified(target):
+    """refacct.certified, for a plain pair target (``--certified``)."""
+    if isinstance(target, (mechanisms.Shuffled, mechanisms.Dominated)):
+        raise InputError("--certified takes --pair SPEC.json (a pair, composition or public "
+                         "mixture), not a catalogue mechanism")
+    from . import certified
+    if not certified.available():
+        raise InputError("--certified needs python-flint: pip install 'refacct[certified]'")
+    return certified
+
+
+def _delta_of(target, key: str, query: str, digits: int, exact: bool = False,
+              certified: bool = False):
+    if certified:
+        module = _certified(target)
+        if key == "alpha":
+            return module.hockey_stick(target, alpha=query, digits=digits)
+        return module.delta(target, query, digits=digits)
     if isinstance(target, mechanisms.Shuffled):
         if key == "alpha":
             raise InputError("--sampling shuffle takes --eps, not --alpha")
@@ -218,7 +239,9 @@ def _delta_of(target, key: str, query: str, digits: int, exact: bool = False):
     return delta(target, query, digits=digits)
 
 
-def _epsilon_of(target, query: str, digits: int):
+def _epsilon_of(target, query: str, digits: int, certified: bool = False):
+    if certified:
+        return _certified(target).epsilon(target, query, digits=digits)
     if isinstance(target, mechanisms.Shuffled):
         return target.epsilon(query, digits=digits)
     if isinstance(target, mechanisms.Dominated):
@@ -237,7 +260,8 @@ def _cmd_delta(args) -> int:
         key, queries = "eps", args.eps
         for e in queries:
             rational(e, "eps")
-    results = [_delta_of(target, key, q, args.digits, args.exact_shuffle) for q in queries]
+    results = [_delta_of(target, key, q, args.digits, args.exact_shuffle, args.certified)
+               for q in queries]
     records = [_delta_record(key, q, r, args.digits) for q, r in zip(queries, results)]
     value_name = "delta" if key == "eps" else "H_alpha"
     _print(args, records, key, "delta", value_name)
@@ -250,7 +274,7 @@ def _cmd_epsilon(args) -> int:
     target = _target(args)
     for d in args.delta:
         probability(d, "delta")
-    results = [_epsilon_of(target, d, args.digits) for d in args.delta]
+    results = [_epsilon_of(target, d, args.digits, args.certified) for d in args.delta]
     records = [_epsilon_record(q, r, args.digits) for q, r in zip(args.delta, results)]
     _print(args, records, "delta_target", "eps", "eps")
     return 0
@@ -286,6 +310,8 @@ def _delta_record(key: str, query: str, r: DeltaResult, digits: int) -> dict:
         record["exact"] = str(r.exact)
     if r.exact_form is not None:
         record["exact_form"] = {"A": str(r.exact_form[0]), "B": str(r.exact_form[1])}
+    if r.proven:
+        record["proven"] = True
     return _catalogue_fields(record, r)
 
 
@@ -306,6 +332,8 @@ def _epsilon_record(query: str, r: EpsilonResult, digits: int) -> dict:
               "verified_digits": digits_text(r, digits), "method": r.method}
     if r.exact_form is not None:
         record["exact_form"] = {"A": str(r.exact_form[0]), "B": str(r.exact_form[1])}
+    if r.proven:
+        record["proven"] = True
     return _catalogue_fields(record, r)
 
 
