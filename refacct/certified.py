@@ -36,7 +36,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 from mpmath import mp
 
-from .exact import rational
+from .exact import rational, to_mpf
 from .hockey import PairLike, _delta_target, _digits, _mixture
 from .pairs import Pair
 from .result import DeltaResult, EpsilonResult
@@ -233,14 +233,15 @@ class _Curve:
     def side(self, eps: Fraction, digits: int) -> Tuple[int, "arb"]:
         """(+1 if delta(eps) > target, -1 if < target, 0 undecided, the ball): raising the
         digits up to ``digits``."""
-        t = _arb.to_arb(self.target)
         d = min(6, digits)
         while True:
             self.calls += 1
-            ball, _ = _refine(_weighted(self.terms, ExactBeta.exp(eps)), d)
-            if ball > t:
+            ball, bits = _refine(_weighted(self.terms, ExactBeta.exp(eps)), d)
+            with flint.ctx.workprec(bits + 64):  # the target's ball as fine as delta's
+                gap = ball - _arb.to_arb(self.target)
+            if gap > 0:
                 return 1, ball
-            if ball < t:
+            if gap < 0:
                 return -1, ball
             if d >= digits:
                 return 0, ball
@@ -266,85 +267,120 @@ def _epsilon_one(terms: List[_Term], target: Fraction, digits: int) -> EpsilonRe
         hi *= 2
         if hi > 1 << 20:
             raise ArithmeticError(f"no eps with delta(eps) < {target} below 2^20")
-    lo, hi = _shrink(curve, lo, hi, digits)
-    with mp.workprec(max(64, 4 * _bits(digits))):
-        a, b = _fraction_mpf(lo), _fraction_mpf(hi)
-    value, radius = (a + b) / 2, (b - a) / 2
-    return EpsilonResult(value, radius, method + f" ({curve.calls} evaluations)", digits, target,
-                         enclosure=(a, b), proven=True)
+    lo, hi = _Bracket(curve, lo, hi, digits).shrink()
+    ends = (_arb.dyadic_mpf(lo), _arb.dyadic_mpf(hi))
+    value, radius = _arb.dyadic_mpf((lo + hi) / 2), _arb.dyadic_mpf((hi - lo) / 2)
+    return EpsilonResult(value, radius, method + f" ({curve.calls} evaluations)", digits,
+                         target, enclosure=ends, proven=True)
 
 
-def _fraction_mpf(x: Fraction):
-    """A dyadic Fraction as an exact mpf."""
-    return _arb.arb_mid_rad(_arb.to_arb(x))[0]
+class _Bracket:
+    """A certified bracket lo < eps(delta) <= hi (delta(lo) > delta proven, or lo = 0;
+    delta(hi) < delta proven), narrowed by Illinois steps on g = ln delta - ln target from
+    the balls' midpoints (steering only, at 30 digits); a point whose ball cannot tell its
+    side at full digits is within the resolution of the root, and two certified points a
+    relative 10^-(digits+1) either side of it close the bracket."""
+
+    STEPS = 200
+
+    def __init__(self, curve: _Curve, lo: Fraction, hi: Fraction, digits: int) -> None:
+        self.curve, self.lo, self.hi, self.digits = curve, lo, hi, digits
+        self.glo = self.ghi = None
+        self.kept = 0  # +1 / -1: the side that moved last (Illinois)
+
+    def narrow(self) -> bool:
+        floor = max(self.lo, Fraction(1, 10**6))
+        return self.hi - self.lo <= floor / (4 * 10**self.digits)
+
+    def shrink(self) -> Tuple[Fraction, Fraction]:
+        with mp.workdps(30):
+            for _ in range(self.STEPS):
+                if self.narrow():
+                    break
+                x = self.proposal()
+                s, ball = self.curve.side(x, self.digits_needed())
+                if not s:
+                    s, ball = self.curve.side(x, self.digits + 8)
+                if s:
+                    self.record(x, s, self.gap(ball))
+                elif not self.close_around(x):
+                    break
+        return self.lo, self.hi
+
+    def record(self, x: Fraction, side: int, g) -> None:
+        if side > 0:
+            self.lo, self.glo = x, g
+            if self.kept > 0 and self.ghi is not None:
+                self.ghi /= 2
+        else:
+            self.hi, self.ghi = x, g
+            if self.kept < 0 and self.glo is not None:
+                self.glo /= 2
+        self.kept = side
+
+    def close_around(self, x: Fraction) -> bool:
+        """Certify points either side of x (undecided: x is as good as the root)."""
+        step = _dyadic_below(max(x, Fraction(1, 10**6)) / 10**(self.digits + 1))
+        for _ in range(4):
+            below, above = x - step, x + step
+            if (self.lo < below and self.curve.side(below, self.digits + 8)[0] > 0
+                    and above < self.hi and self.curve.side(above, self.digits + 8)[0] < 0):
+                self.lo, self.hi = below, above
+                return True
+            step *= 8
+        return False
+
+    def proposal(self) -> Fraction:
+        """Regula falsi on g when both ends have a value, else the midpoint; kept inside
+        the bracket; rounded to a dyadic with a quarter of the final width as its unit."""
+        t = mp.mpf(1) / 2
+        if self.glo is not None and self.ghi is not None and self.glo > 0 > self.ghi:
+            t = min(max(self.glo / (self.glo - self.ghi), mp.mpf(2) ** -40), 1 - mp.mpf(2) ** -40)
+        width = self.hi - self.lo
+        unit = _dyadic_below(max(self.lo, Fraction(1, 10**6)) / (16 * 10**self.digits))
+        x = self.lo + Fraction(mp.nstr(t, 30)) * width
+        x = Fraction(round(x / unit)) * unit
+        return x if self.lo < x < self.hi else (self.lo + self.hi) / 2
+
+    def digits_needed(self) -> int:
+        """Digits of delta that separate points a fraction of the bracket apart: the
+        relative change of delta across the bracket over 64, with a steering slope."""
+        slope = mp.one
+        if self.glo is not None and self.ghi is not None:
+            slope = max(abs(self.glo - self.ghi) / to_mpf(self.hi - self.lo), mp.mpf(10)**-3)
+        change = slope * to_mpf(self.hi - self.lo) / 64
+        need = int(-mp.log10(change)) + 3 if change < 1 else 3
+        return max(6, min(self.digits + 8, need))
+
+    def gap(self, ball: "arb"):
+        """ln(mid delta) - ln target (steering), None when the midpoint is not positive."""
+        mid = _arb.arb_mid_rad(ball)[0]
+        if mid <= 0:
+            return None
+        return mp.log(mid) - mp.log(to_mpf(self.curve.target))
 
 
-def _dyadic(x: "arb") -> Fraction:
-    """The exact midpoint of a ball as a Fraction."""
-    return rational(_arb.arb_mid_rad(x)[0], "eps")
-
-
-def _shrink(curve: _Curve, lo: Fraction, hi: Fraction, digits: int) -> Tuple[Fraction, Fraction]:
-    """Certified bracket (lo, hi) of eps(delta) narrowed to 10^-digits relative: Illinois
-    steps on ln delta from ball midpoints, each new point certified on one side; when a
-    point's ball cannot tell, a pair of points a step apart closes the bracket."""
-    ln_t = math.log(curve.target) if curve.target > 0 else None
-    glo = ghi = None
-    for _ in range(200):
-        width = hi - lo
-        if width <= max(lo, Fraction(1, 10**6)) * Fraction(1, 10**digits) / 4:
-            return lo, hi
-        x = _proposal(lo, hi, glo, ghi)
-        need = _digits_needed(width, lo, digits)
-        s, ball = curve.side(x, need)
-        g = _log_gap(ball, ln_t)
-        if s > 0:
-            lo, glo = x, g
-            ghi = ghi / 2 if ghi is not None else None
-        elif s < 0:
-            hi, ghi = x, g
-            glo = glo / 2 if glo is not None else None
-        else:  # x is within the resolution of the root: certify two points around it
-            step = max(x, Fraction(1, 10**6)) * Fraction(1, 10**(digits + 1))
-            for y, want in ((x - step, 1), (x + step, -1)):
-                if lo < y < hi and curve.side(y, digits + 8)[0] == want:
-                    lo, hi = (y, hi) if want > 0 else (lo, y)
-            glo = ghi = None
-    return lo, hi
-
-
-def _proposal(lo: Fraction, hi: Fraction, glo, ghi) -> Fraction:
-    """Regula falsi on ln delta - ln target when both ends have a value, else the midpoint;
-    kept a little inside the bracket; rounded to a short dyadic."""
-    x = (lo + hi) / 2
-    if glo is not None and ghi is not None and glo > 0 > ghi:
-        t = Fraction(glo / (glo - ghi)).limit_denominator(1 << 30)
-        t = min(max(t, Fraction(1, 64)), Fraction(63, 64))
-        x = lo + t * (hi - lo)
-    return _round_dyadic(x, hi - lo)
-
-
-def _round_dyadic(x: Fraction, width: Fraction) -> Fraction:
-    """x rounded to a dyadic with about 8 bits finer than the width."""
-    k = max(0, -math.floor(math.log2(width)) + 8)
-    return Fraction(round(x * 2**k), 2**k)
-
-
-def _digits_needed(width: Fraction, lo: Fraction, digits: int) -> int:
-    """Digits of delta that can separate points a fraction of the bracket apart."""
-    rel = float(width / max(lo, Fraction(1))) if width else 0.0
-    need = 6 if rel <= 0 else int(-math.log10(rel)) + 6
-    return max(6, min(digits + 8, need))
-
-
-def _log_gap(ball: "arb", ln_t: Optional[float]) -> Optional[float]:
-    """ln(mid delta) - ln target as a float steering value (never used as a bound)."""
-    mid, _ = _arb.arb_mid_rad(ball)
-    if ln_t is None or mid <= 0:
-        return None
-    return float(mp.log(mid)) - ln_t
+def _dyadic_below(x: Fraction) -> Fraction:
+    """The largest power of 2 not above x > 0."""
+    k = x.numerator.bit_length() - x.denominator.bit_length()
+    return Fraction(2) ** k if Fraction(2) ** k <= x else Fraction(2) ** (k - 1)
 
 
 def _epsilon_of_zero(terms: List[_Term], digits: int, method: str) -> EpsilonResult:
-    raise ValueError("eps(delta = 0) is not supported in certified mode; "
-                     "use refacct.epsilon (it is +inf for Gaussian pairs)")
+    """eps(0) = the largest sup of the privacy loss over the terms (the sum of its
+    factors' sups): +inf with a factor whose loss is unbounded (Gaussian shifts)."""
+    best = None
+    for t in terms:
+        sups = [f.loss_sup() for f in t.factors]
+        if any(v is None for v in sups):
+            return EpsilonResult(mp.inf, mp.zero, method + "; the privacy loss is unbounded",
+                                 digits, Fraction(0), enclosure=(mp.inf, mp.inf), proven=True)
+        product = sups[0]
+        for v in sups[1:]:
+            product = product.times(v)
+        if best is None or product.compare(best) > 0:
+            best = product
+    ball, _ = _refine(lambda bits: best.ball().log(), digits)
+    value, radius = _arb.arb_mid_rad(ball)
+    return EpsilonResult(value, radius, method + "; eps(0) = sup of the privacy loss", digits,
+                         Fraction(0), enclosure=_arb.arb_ends(ball), proven=True)

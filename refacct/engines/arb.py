@@ -31,7 +31,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised by the missing-flint test
     raise ImportError(
         "refacct's certified (Arb) mode needs python-flint: "
-        "pip install 'refacct[certified]'  (or: pip install 'python-flint>=0.6')"
+        "pip install 'refacct[certified]'  (or: pip install 'python-flint>=0.7')"
     ) from exc
 
 import mpmath
@@ -41,7 +41,7 @@ from ..distributions import Continuous, Gaussian, Laplace
 from ..exact import rational
 
 __all__ = [
-    "flint", "arb", "acb", "to_arb", "arb_ends", "arb_mid_rad", "is_infinite",
+    "flint", "arb", "acb", "to_arb", "arb_ends", "arb_mid_rad", "dyadic_mpf", "is_infinite",
     "gaussian_pdf", "gaussian_upper", "gaussian_lower", "gaussian_mass",
     "laplace_pdf", "laplace_upper", "laplace_lower", "laplace_mass",
     "pdf", "mass", "side_of", "balls", "MixtureBalls",
@@ -112,6 +112,15 @@ def arb_mid_rad(x: "arb") -> Tuple[mpmath.mpf, mpmath.mpf]:
     return _mpf_exact(m, e), _mpf_exact(r, e)
 
 
+def dyadic_mpf(q: Fraction) -> mpmath.mpf:
+    """A dyadic rational (denominator a power of 2) as an exact mpf."""
+    q = Fraction(q)
+    shift = q.denominator.bit_length() - 1
+    if q.denominator != 1 << shift:
+        raise ValueError(f"{q} is not a dyadic rational")
+    return _mpf_exact(q.numerator, -shift)
+
+
 def is_infinite(x: object) -> bool:
     """True for an unbounded interval end: None, an infinite mpf, or an exact infinite arb
     (``arb.pos_inf()``).  Non-finite balls (NaN, infinite radius) are not ends but
@@ -141,8 +150,8 @@ def side_of(y: Point, loc: Fraction) -> int:
     ball straddles loc.  Raises ``TypeError`` for complex balls (pass ``side``)."""
     if isinstance(y, acb):
         raise TypeError("a complex ball needs an explicit side of the Laplace location")
-    if isinstance(y, arb):
-        t = y - to_arb(loc)
+    if isinstance(y, arb) or isinstance(loc, arb):
+        t = to_arb(y) - to_arb(loc)
         return 1 if t >= 0 else -1 if t <= 0 else 0
     return 1 if rational(y, "y") >= loc else -1
 

@@ -208,7 +208,8 @@ class _Composed:
         for seg in segs:
             if seg.kind == "cross" and (seg.a is None or seg.b is None):
                 total += self._scan_out(seg, step, total)
-        self.tolerances(abs(total.mid()))
+        usable = total.is_finite() and total.mid() != 0
+        self.tolerances(abs(total.mid()) if usable else arb(1))
 
     def _scan_out(self, seg: _Segment, step: "arb", total: "arb") -> "arb":
         """Riemann sum outward from the finite end (0 for the whole line) of an unbounded
@@ -254,6 +255,8 @@ def composed_hockey(outer: CertifiedPair, inner: CertifiedPair, alpha: ExactBeta
                     bits: int) -> "arb":
     """H_alpha(P1 x P2 || Q1 x Q2) as a ball, the quadrature and the enclosed remainders
     aiming at 2^-bits relative."""
+    if alpha.is_zero():
+        return arb(1)  # H_0 = integral p = 1
     job = _Composed(outer, inner, alpha, bits)
     breaks = _breakpoints(outer, inner, alpha)
     segs = job.segments(breaks)

@@ -102,6 +102,10 @@ class CertifiedPair:
         (a limit of the loss, approached as a root runs to infinity)."""
         raise NotImplementedError
 
+    def loss_sup(self) -> Optional[ExactBeta]:
+        """e^{sup of the privacy loss ln(p/q)}, exactly, or None when it is +inf."""
+        raise NotImplementedError
+
     def constant_pieces(self) -> List[Tuple[End, End, ExactBeta]]:
         """Intervals (left, right, e^{-loss}) on which q / p is a constant (Laplace outer
         pieces, and interior pieces where p and q are proportional)."""
@@ -247,6 +251,21 @@ class GaussianPair(CertifiedPair):
         c0, c1 = (self.rows[k][1].ball() - beta * self.rows[k][2].ball() for k in (i, j))
         return self._two_term_root(root, c0, c1, lambda x: x.log(analytic=analytic))
 
+    def loss_sup(self):
+        """None when P has a component beyond Q's extreme means (the loss rises without
+        bound); for two distinct means p/q is monotone (a Moebius function of e^{Lambda y})
+        and its sup the larger limit w^P / w^Q at the extreme means."""
+        lp = [lam for lam, cp, _ in self.rows if not cp.is_zero()]
+        lq = [lam for lam, _, cq in self.rows if not cq.is_zero()]
+        if max(lp) > max(lq) or min(lp) < min(lq):
+            return None
+        if len(self.rows) > 2:
+            raise ValueError("the sup of the privacy loss of a Gaussian mixture at more than two "
+                             "means is not certified")
+        limits = [cp.terms[0][1] / cq.terms[0][1] if not cp.is_zero() else Fraction(0)
+                  for _, cp, cq in (self.rows[0], self.rows[-1])]
+        return ExactBeta.rational(max(limits))
+
     def critical(self):
         values = [ExactBeta.rational(cp.terms[0][1] / cq.terms[0][1])
                   for _, cp, cq in self.rows if not cp.is_zero() and not cq.is_zero()]
@@ -341,6 +360,10 @@ class LaplacePair(CertifiedPair):
 
     def critical(self):
         return [(v, False) for v in _sorted_distinct([ExactBeta(p, q) for p, q in self.at])]
+
+    def loss_sup(self):
+        """The loss is monotone on every piece: its sup is the largest value at a location."""
+        return self.critical()[-1][0]
 
     def constant_pieces(self):
         out = []

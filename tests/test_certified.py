@@ -1,0 +1,278 @@
+"""Certified mode (refacct.certified, python-flint / Arb): every enclosure must contain the
+truth, and be as narrow as requested.
+
+Oracles, independent of the code under test:
+* closed forms evaluated here with mpmath at 60 digits: the Gaussian shift pair
+  delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2), mu = Delta / sigma, and k
+  steps = one step with mu sqrt(k) (002 Prop. 3.1); the Laplace pair H_alpha = 1 - sqrt(alpha
+  e^{-Delta/b}) on [e^{-Delta/b}, e^{Delta/b}], so eps(delta) = Delta/b + 2 ln(1 - delta);
+  the roots of these closed forms by mpmath.findroot;
+* refacct's verified values (refacct.delta / epsilon): mpmath quadrature with a two-evaluation
+  bound, a different method sharing no code with the Arb engines;
+* the symmetry H_alpha(P || Q) = 1 - alpha + alpha H_{1/alpha}(Q || P) (../shared/NUMERICS.md).
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from mpmath import mp
+
+flint = pytest.importorskip("flint")
+
+import refacct  # noqa: E402
+from refacct import (Discrete, Gaussian, Laplace, Mixture, Pair,  # noqa: E402
+                     PublicMixture, certified)
+from refacct.cli import main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SHIFT = Pair(Gaussian(0, 1), Gaussian(1, 1))
+POISSON = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
+LAPLACE = Pair(Laplace(0, 1), Laplace(1, 1))
+LAPLACE_MIX = Pair(Mixture([("1/2", Laplace(0, 1)), ("1/2", Laplace(1, 1))]), Laplace("1/2", 1))
+
+
+# --- independent oracles --------------------------------------------------------------------
+
+def mpq(x) -> mp.mpf:
+    x = Fraction(x)
+    return mp.mpf(x.numerator) / x.denominator
+
+
+def Phi(x):
+    return mp.erfc(-x / mp.sqrt(2)) / 2
+
+
+def shift_delta(mu, eps):
+    """002 Prop. 3.1: the Gaussian shift pair with mu = Delta / sigma."""
+    return Phi(-eps / mu + mu / 2) - mp.exp(eps) * Phi(-eps / mu - mu / 2)
+
+
+def laplace_H(alpha, loss):
+    """Lap(0, b) vs Lap(Delta, b), loss = Delta / b: H_alpha for alpha >= e^{-loss}."""
+    return max(mp.zero, 1 - mp.sqrt(alpha * mp.exp(-loss)))
+
+
+def contains(result, truth) -> bool:
+    return result.lower <= truth <= result.upper
+
+
+def agrees(result, verified) -> bool:
+    """The proven enclosure meets the verified value's bound (refacct.delta / epsilon)."""
+    return result.lower <= verified.upper and verified.lower <= result.upper
+
+
+def meets(result, digits: int) -> bool:
+    return result.verified_digits is None or result.verified_digits >= digits
+
+
+# --- one step and k = 2 against closed forms ------------------------------------------------
+
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize("eps", [0, "1/2", 3])
+def test_gaussian_shift_closed_form(k, eps):
+    r = certified.delta(SHIFT ** k if k > 1 else SHIFT, eps)
+    with mp.workdps(60):
+        truth = shift_delta(mp.sqrt(k), mpq(eps))
+    assert r.proven and contains(r, truth)
+    assert meets(r, 20)
+    assert "certified (Arb" in r.method
+
+
+@pytest.mark.parametrize("alpha", ["1/2", 1, "3/2", "5/2"])
+def test_laplace_one_step_closed_form(alpha):
+    r = certified.hockey_stick(LAPLACE, alpha=alpha, digits=30)
+    with mp.workdps(60):
+        truth = laplace_H(mpq(alpha), mp.one)
+    assert contains(r, truth) and meets(r, 30)
+    assert r.alpha == Fraction(alpha)
+
+
+def test_laplace_beyond_the_largest_loss_is_exactly_zero():
+    r = certified.delta(LAPLACE ** 2, 2)  # the loss of two steps is at most 2
+    assert r.enclosure == (0, 0) and r.value == 0 and r.abs_error == 0
+
+
+def test_alpha_zero_is_one():
+    for pair in (SHIFT, POISSON ** 2):
+        r = certified.hockey_stick(pair, alpha=0)
+        assert contains(r, mp.one) and r.upper - r.lower < mp.mpf(10) ** -20
+
+
+@pytest.mark.parametrize("digits", [10, 30, 50])
+def test_radius_meets_the_requested_digits(digits):
+    for pair in (SHIFT, SHIFT ** 2):
+        r = certified.delta(pair, 1, digits=digits)
+        with mp.workdps(digits + 20):
+            truth = shift_delta(mp.sqrt(2 if pair is not SHIFT else 1), mp.one)
+        assert contains(r, truth) and meets(r, digits)
+
+
+def test_tiny_delta_keeps_relative_digits():
+    """delta near 1e-104 (one step) and 1e-101 (two steps): relative, not absolute, digits."""
+    for k, eps in ((1, 22), (2, 31)):
+        r = certified.delta(SHIFT ** k if k > 1 else SHIFT, eps, digits=25)
+        with mp.workdps(80):
+            truth = shift_delta(mp.sqrt(k), mpq(eps))
+        assert truth < mp.mpf(10) ** -100
+        assert contains(r, truth) and meets(r, 25)
+
+
+# --- against refacct's verified values (mpmath quadrature: a different method) --------------
+
+@pytest.mark.parametrize("pair, eps", [
+    (POISSON, 0), (POISSON, "1/2"), (POISSON, 2),
+    (POISSON ** 2, 0), (POISSON ** 2, "1/2"), (POISSON ** 2, 2),
+    (POISSON.swap(), "1/20"), (POISSON.swap() ** 2, 0), (POISSON.swap() ** 2, "1/10"),
+    (LAPLACE ** 2, "1/2"), (LAPLACE_MIX ** 2, "1/10"), (LAPLACE_MIX, "1/10"),
+    (SHIFT * POISSON, 1), (LAPLACE_MIX * LAPLACE, "1/4"),
+])
+def test_agrees_with_verified_quadrature(pair, eps):
+    r = certified.delta(pair, eps)
+    assert agrees(r, refacct.delta(pair, eps))
+    assert meets(r, 20)
+
+
+def test_symmetry_identity():
+    """H_alpha(P || Q) = 1 - alpha + alpha H_{1/alpha}(Q || P), both sides proven."""
+    alpha = Fraction(3, 2)
+    for pair in (POISSON, POISSON ** 2, LAPLACE_MIX ** 2):
+        left = certified.hockey_stick(pair, alpha=alpha)
+        right = certified.hockey_stick(pair.swap(), alpha=1 / alpha)
+        a = mpq(alpha)
+        with mp.workdps(40):
+            lo, hi = 1 - a + a * right.lower, 1 - a + a * right.upper
+        assert left.lower <= hi and lo <= left.upper
+
+
+def test_public_mixture_is_the_weighted_sum():
+    mix = PublicMixture([("1/3", SHIFT), ("2/3", LAPLACE)])
+    r = certified.delta(mix, "1/2")
+    with mp.workdps(60):
+        truth = shift_delta(mp.one, mp.mpf(1) / 2) / 3 + 2 * laplace_H(mp.exp(mp.mpf(1) / 2), 1) / 3
+    assert contains(r, truth)
+
+
+# --- eps(delta) ---------------------------------------------------------------------------------
+
+def test_epsilon_gaussian_shift_against_findroot():
+    for k, target in ((1, "1e-10"), (2, "1e-6")):
+        r = certified.epsilon(SHIFT ** k if k > 1 else SHIFT, target)
+        with mp.workdps(60):
+            root = mp.findroot(lambda e: shift_delta(mp.sqrt(k), e) - mpq(target), mp.mpf(5))
+        assert r.proven and contains(r, root) and meets(r, 20)
+
+
+def test_epsilon_laplace_closed_form():
+    for target in ("1e-3", "1/4"):
+        r = certified.epsilon(LAPLACE, target, digits=25)
+        with mp.workdps(60):
+            truth = 1 + 2 * mp.log(1 - mpq(target))
+        assert contains(r, truth) and meets(r, 25)
+
+
+def test_epsilon_limits():
+    assert certified.epsilon(SHIFT, 0).value == mp.inf
+    r = certified.epsilon(LAPLACE ** 2, 0)  # sup of the loss: 2 Delta / b
+    assert contains(r, mp.mpf(2)) and meets(r, 20)
+    r = certified.epsilon(POISSON.swap(), 0)  # sup = -ln(1 - q)
+    with mp.workdps(60):
+        assert contains(r, -mp.log(mp.mpf(9) / 10))
+    assert certified.epsilon(SHIFT, 1).enclosure == (0, 0)  # delta(0) < 1
+
+
+def test_epsilon_two_steps_agrees_with_verified():
+    r = certified.epsilon(POISSON ** 2, "1e-6", digits=15)
+    assert agrees(r, refacct.epsilon(POISSON ** 2, "1e-6")) and meets(r, 15)
+
+
+# --- the result object --------------------------------------------------------------------------
+
+def test_enclosure_ends_are_exact_ball_ends():
+    r = certified.delta(POISSON, 1)
+    lower, upper = r.enclosure
+    assert isinstance(lower, mp.mpf) and isinstance(upper, mp.mpf)
+    with mp.workprec(4096):  # exact: mid -+ rad
+        assert upper - r.value == r.abs_error == r.value - lower
+    assert r.lower == lower and r.upper == upper
+
+
+def test_precision_stays_local():
+    before = (flint.ctx.prec, mp.prec)
+    certified.delta(POISSON ** 2, 1, digits=30)
+    certified.epsilon(LAPLACE, "1e-3")
+    assert (flint.ctx.prec, mp.prec) == before
+
+
+def test_budget_exhausted_returns_the_honest_ball():
+    wide = flint.arb(1, "0.25")
+    ball, _ = certified._refine(lambda bits: wide, 20)
+    assert ball.rad() >= wide.rad() and ball.contains(1)
+
+    def undecided(bits):
+        raise ArithmeticError("undecided")
+    with pytest.raises(ArithmeticError, match="every precision"):
+        certified._refine(undecided, 20)
+
+
+# --- bad input ----------------------------------------------------------------------------------
+
+THREE_MEANS = Pair(Mixture([("8/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1)),
+                            ("1/10", Gaussian(-1, 1))]), Gaussian(0, 1))
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: certified.delta(SHIFT ** 3, 1), ValueError, "k = 3"),
+    (lambda: certified.delta(Pair(Discrete({0: "1/2", 1: "1/2"}), Discrete({0: 1})), 1),
+     ValueError, "discrete pairs are exact"),
+    (lambda: certified.delta(Pair(Gaussian(0, 1), Laplace(1, 1)), 1), ValueError, "one common"),
+    (lambda: certified.delta(Pair(Gaussian(0, 1), Gaussian(1, 2)), 1), ValueError, "one common"),
+    (lambda: certified.delta(THREE_MEANS ** 2, 1), ValueError, "closed-form crossings"),
+    (lambda: certified.delta(SHIFT, 1, digits=0), ValueError, "digits"),
+    (lambda: certified.delta(SHIFT, 1, digits="20"), TypeError, "digits"),
+    (lambda: certified.delta(SHIFT, "one"), ValueError, "eps"),
+    (lambda: certified.hockey_stick(SHIFT, alpha=-1), ValueError, "alpha"),
+    (lambda: certified.hockey_stick(SHIFT, alpha=1, eps=1), TypeError, "exactly one"),
+    (lambda: certified.epsilon(SHIFT, "3/2"), ValueError, "delta"),
+    (lambda: certified.delta(Gaussian(0, 1), 1), TypeError, "Pair"),
+])
+def test_bad_input_raises(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_three_means_one_step_is_certified():
+    """Rolle / Descartes isolation (more than one crossing) for one step."""
+    r = certified.delta(THREE_MEANS, "1/2")
+    assert agrees(r, refacct.delta(THREE_MEANS, "1/2")) and meets(r, 20)
+
+
+def test_missing_flint_names_the_install_command():
+    code = ("import sys; sys.modules['flint'] = None\n"
+            "from refacct import certified, Gaussian, Pair\n"
+            "assert not certified.available()\n"
+            "certified.delta(Pair(Gaussian(0, 1), Gaussian(1, 1)), 1)\n")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode != 0
+    assert "ImportError" in run.stderr and "pip install" in run.stderr
+
+
+# --- command line -------------------------------------------------------------------------------
+
+def test_cli_certified(tmp_path, capsys):
+    spec = {"P": [{"gaussian": {"mean": "0", "sigma": "1"}}],
+            "Q": [{"gaussian": {"mean": "1", "sigma": "1"}}], "steps": 2}
+    path = tmp_path / "shift.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    assert main(["delta", "--pair", str(path), "--eps", "1", "--certified", "--json"]) == 0
+    (record,) = json.loads(capsys.readouterr().out)
+    assert record["proven"] is True and record["method"].startswith("certified")
+    with mp.workdps(40):
+        assert abs(mp.mpf(record["delta"]) - shift_delta(mp.sqrt(2), mp.one)) < mp.mpf(10) ** -18
+    assert main(["delta", "gaussian", "--sigma", "1", "--eps", "1", "--certified"]) == 2
+    assert "--certified takes --pair" in capsys.readouterr().err
