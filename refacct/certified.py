@@ -37,7 +37,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from mpmath import mp
 
 from .exact import rational, to_mpf
-from .hockey import PairLike, _delta_target, _digits, _mixture
+from .hockey import PairLike, _alpha_or_eps, _delta_target, _digits, _mixture
 from .pairs import Pair
 from .result import DeltaResult, EpsilonResult
 
@@ -183,16 +183,9 @@ def hockey_stick(pair: PairLike, alpha: object = None, *, eps: object = None,
     supported; ``ImportError`` when python-flint is missing."""
     _require()
     digits = _digits(digits)
-    if (alpha is None) == (eps is None):
-        raise TypeError("give exactly one of alpha and eps")
-    terms = _terms(pair)
-    if alpha is not None:
-        a = rational(alpha, "alpha")
-        if a < 0:
-            raise ValueError(f"alpha must be >= 0, got {a}")
-        return _delta_result(terms, ExactBeta.rational(a), digits, a, None)
-    e = rational(eps, "eps")
-    return _delta_result(terms, ExactBeta.exp(e), digits, None, e)
+    a, e = _alpha_or_eps(alpha, eps)
+    beta = ExactBeta.rational(a) if a is not None else ExactBeta.exp(e)
+    return _delta_result(_terms(pair), beta, digits, a, e)
 
 
 def delta(pair: PairLike, eps, *, digits: int = 20):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from typing import Optional, Union
+from typing import Optional, Tuple, Union
 
 import mpmath
 from mpmath import mp
@@ -83,15 +83,21 @@ def hockey_stick(
     Fraction(11, 48)
     """
     digits = _digits(digits)
+    a, e = _alpha_or_eps(alpha, eps)
+    return _delta_one(_mixture(pair), a, e, digits)
+
+
+def _alpha_or_eps(alpha: object, eps: object) -> Tuple[Optional[Fraction], Optional[Fraction]]:
+    """(alpha, None) or (None, eps) parsed exactly: exactly one of alpha (a rational >= 0)
+    and eps (a rational) must be given."""
     if (alpha is None) == (eps is None):
         raise TypeError("give exactly one of alpha and eps")
-    pm = _mixture(pair)
-    if alpha is not None:
-        a = rational(alpha, "alpha")
-        if a < 0:
-            raise ValueError(f"alpha must be >= 0, got {a}")
-        return _delta_one(pm, a, None, digits)
-    return _delta_one(pm, None, rational(eps, "eps"), digits)
+    if alpha is None:
+        return None, rational(eps, "eps")
+    a = rational(alpha, "alpha")
+    if a < 0:
+        raise ValueError(f"alpha must be >= 0, got {a}")
+    return a, None
 
 
 def delta(pair: PairLike, eps, *, digits: int = 20):

@@ -37,7 +37,7 @@ except ImportError as exc:  # pragma: no cover - exercised by the missing-flint 
 import mpmath
 from mpmath import libmp, mp
 
-from ..distributions import Continuous, Gaussian, Laplace
+from ..distributions import Continuous, Gaussian
 from ..exact import rational
 
 __all__ = [

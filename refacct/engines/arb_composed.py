@@ -35,7 +35,7 @@ beta, and rho(beta) = h(beta) - (1 - beta) = integral (beta q2 - p2)_+ is non-de
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 import mpmath
 
@@ -154,8 +154,9 @@ class _Composed:
     # --- layout ----------------------------------------------------------------------------
     def segments(self, breaks: List[_Breakpoint]) -> List[_Segment]:
         edges = [None, *breaks, None]
-        segs = [_Segment(None if l is None else l.ball.upper(), None if r is None else r.ball.lower())
-                for l, r in zip(edges, edges[1:])]
+        segs = [_Segment(None if left is None else left.ball.upper(),
+                         None if right is None else right.ball.lower())
+                for left, right in zip(edges, edges[1:])]
         constant = self.outer.constant_pieces()
         for seg in segs:
             seg.ref = ref = _representative(seg.a, seg.b)

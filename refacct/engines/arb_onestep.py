@@ -32,12 +32,13 @@ from fractions import Fraction
 from functools import cmp_to_key
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
-from ..distributions import Continuous, Gaussian, Laplace
+from ..distributions import Continuous
 from ..pairs import Pair
 from .arb import acb, arb, balls, flint, mass, pdf, to_arb
 from .expsum import BallBeta, ExactBeta, ExpSum
+from .onestep import _signed_weights, supports
 
-__all__ = ["CertifiedPair", "certified_pair", "family", "Root"]
+__all__ = ["CertifiedPair", "certified_pair", "Root"]
 
 Beta = Union[ExactBeta, BallBeta]
 
@@ -52,26 +53,6 @@ class Root:
 
 
 End = Union[None, Fraction, Root, "arb"]  # -inf / +inf, a location, a root, a root's ball
-
-
-def family(P: Continuous, Q: Continuous) -> Optional[str]:
-    """"gaussian" (every component Gaussian with one sigma), "laplace" (Laplace, one scale)
-    or None (mixed families or scales: not certified)."""
-    comps = [c for _, c in P.components + Q.components]
-    for kind, width in ((Gaussian, "sigma"), (Laplace, "scale")):
-        if all(isinstance(c, kind) for c in comps) and len({getattr(c, width) for c in comps}) == 1:
-            return kind.__name__.lower()
-    return None
-
-
-def _table(P: Continuous, Q: Continuous, attr: str):
-    """Distinct locations, sorted, with the exact (P-weight, Q-weight) at each."""
-    table = {}
-    for side, dist in ((0, P), (1, Q)):
-        for w, c in dist.components:
-            slot = table.setdefault(getattr(c, attr), [Fraction(0), Fraction(0)])
-            slot[side] += w
-    return sorted((loc, tuple(ws)) for loc, ws in table.items())
 
 
 class CertifiedPair:
@@ -154,7 +135,8 @@ class CertifiedPair:
         for a, b in pieces:
             for end in (a, b):
                 if isinstance(end, arb):
-                    raise ValueError(f"{self.describe()}: no closed-form crossing to integrate over")
+                    raise ValueError(f"{self.describe()}: no closed-form crossing to "
+                                     "integrate over")
 
         P, Q = balls(self.P), balls(self.Q)
         refs = [[e.ref if isinstance(e, Root) else None for e in ends] for ends in pieces]
@@ -182,7 +164,7 @@ class GaussianPair(CertifiedPair):
         self._cache: dict = {}
         self.sigma = sigma = P.components[0][1].sigma
         self.rows = []  # (lam_i, P-term, Q-term): c_i = P-term - beta Q-term
-        for mu, (wp, wq) in _table(P, Q, "mean"):
+        for mu, (wp, wq) in _signed_weights(P, Q, "mean"):
             e = -mu * mu / (2 * sigma * sigma)
             self.rows.append((mu / sigma**2, ExpSum.of(wp, e), ExpSum.of(wq, e)))
 
@@ -279,7 +261,7 @@ class LaplacePair(CertifiedPair):
     def __init__(self, P: Continuous, Q: Continuous) -> None:
         self.P, self.Q = P, Q
         b = P.components[0][1].scale
-        rows = _table(P, Q, "loc")
+        rows = _signed_weights(P, Q, "loc")
         self.b = b
         self.locs = [u for u, _ in rows]
         n = len(rows)
@@ -435,8 +417,9 @@ def isolate(c: Sequence["arb"], lam: Sequence[Fraction]) -> List["arb"]:
     for k in range(len(ends) - 1):
         if signs[k] == signs[k + 1]:
             continue
-        lo = ends[k].upper() if ends[k] is not None else _beyond(g, ends[k + 1], -step, signs[k])
-        hi = ends[k + 1].lower() if ends[k + 1] is not None else _beyond(g, ends[k], step, signs[k + 1])
+        left, right = ends[k], ends[k + 1]
+        lo = left.upper() if left is not None else _beyond(g, right, -step, signs[k])
+        hi = right.lower() if right is not None else _beyond(g, left, step, signs[k + 1])
         roots.append(_bisect(g, lo, hi, signs[k]))
     return roots
 
@@ -486,7 +469,7 @@ def certified_pair(pair: Pair) -> CertifiedPair:
     if pair.is_discrete:
         raise ValueError("certified mode is for continuous pairs; discrete pairs are exact "
                          "already (refacct.hockey_stick returns .exact)")
-    kind = family(pair.P, pair.Q)
+    kind = supports(pair.P, pair.Q)
     if kind == "gaussian":
         return GaussianPair(pair.P, pair.Q)
     if kind == "laplace":
