@@ -30,7 +30,6 @@ still proven, enclosure is returned.
 """
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Callable, List, Optional, Sequence, Tuple
 
@@ -112,7 +111,8 @@ def _steps(terms: List[_Term]) -> int:
 # --- precision ----------------------------------------------------------------------------------
 
 def _bits(digits: int) -> int:
-    return math.ceil(digits * math.log2(10)) + 4
+    """Bits for ``digits`` decimal digits, rounded up (log2 10 < 3.3220), plus 4 guard bits."""
+    return -(-digits * 33220 // 10000) + 4
 
 
 def _meets(ball: "arb", digits: int) -> bool:

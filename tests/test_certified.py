@@ -276,3 +276,25 @@ def test_cli_certified(tmp_path, capsys):
         assert abs(mp.mpf(record["delta"]) - shift_delta(mp.sqrt(2), mp.one)) < mp.mpf(10) ** -18
     assert main(["delta", "gaussian", "--sigma", "1", "--eps", "1", "--certified"]) == 2
     assert "--certified takes --pair" in capsys.readouterr().err
+
+
+# --- the shared Arb helpers (refacct.engines.arb) ---------------------------------------------
+
+def test_arb_tail_masses_keep_relative_accuracy_and_ends_are_exact():
+    from refacct.engines import arb as A
+    with flint.ctx.workprec(100):
+        tail = A.gaussian_mass(0, 1, 37, None)  # about 6e-300, from its own side
+        lower_tail = A.gaussian_mass(Fraction(1, 3), 2, None, -70)
+        straddle = A.laplace_mass(0, "1/2", flint.arb(0, "1e-3"), None)  # ball across loc
+        third = A.to_arb(Fraction(1, 3))
+    with mp.workdps(60):
+        truth = mp.erfc(37 / mp.sqrt(2)) / 2
+        lower_truth = mp.erfc((mpq("1/3") + 70) / (2 * mp.sqrt(2))) / 2
+    for ball, exact in ((tail, truth), (lower_tail, lower_truth)):
+        lo, hi = A.arb_ends(ball)
+        assert lo <= exact <= hi and (hi - lo) < exact * mp.mpf(10) ** -25
+    assert A.arb_ends(straddle)[0] <= mp.mpf(1) / 2 <= A.arb_ends(straddle)[1]
+    lo, hi = A.arb_ends(third)
+    with mp.workdps(60):
+        assert lo < mp.mpf(1) / 3 < hi
+    assert A.to_arb(mp.mpf("0.1")).is_exact() and A.dyadic_mpf(Fraction(3, 8)) == mp.mpf("0.375")

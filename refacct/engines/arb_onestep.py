@@ -400,7 +400,7 @@ def isolate(c: Sequence["arb"], lam: Sequence[Fraction]) -> List["arb"]:
     if len(c) < 2:
         return []
     if len(c) == 2:
-        if (c[0] > 0) == (c[1] > 0):
+        if _certain_sign(c[0]) == _certain_sign(c[1]):
             return []
         return [(-c[0] / c[1]).log() / to_arb(lam[1] - lam[0])]
     shifts = [to_arb(l - lam[0]) for l in lam[1:]]
