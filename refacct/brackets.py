@@ -86,6 +86,7 @@ class _Plan:
     hi: Fraction
     tail: Fraction
     tau: Fraction = Fraction(0)
+    extra: int = 0   # bits the requested width needs beyond the default
 
     @property
     def h(self) -> Fraction:
@@ -124,7 +125,7 @@ def _evaluate(factors: Sequence[Bracketed], plan: _Plan) -> _Pass:
 
 
 def _first_plan(factors: Sequence[Bracketed], top: Optional[Fraction], margin: Fraction,
-                tail: Fraction) -> _Plan:
+                tail: Fraction, width) -> _Plan:
     """A first plan from a coarse pass: the window spans the composed loss's mean -+ 12
     standard deviations and reaches ``margin`` past ``top`` (eps), where the mass left
     above it changes delta(eps) by at most e^-margin relative: mass above x counts
@@ -133,6 +134,7 @@ def _first_plan(factors: Sequence[Bracketed], top: Optional[Fraction], margin: F
     flint = _flint()
     mean = var = Fraction(0)
     m = 8
+    extra = max(0, int(mpmath.ceil(-mpmath.log(width, 2))) - 7)
     with flint.ctx.workprec(64):
         for f in factors:
             mu, v = _moments(one_step_cells(f.step, Fraction(1, 2 ** 8), tail))
@@ -142,8 +144,8 @@ def _first_plan(factors: Sequence[Bracketed], top: Optional[Fraction], margin: F
     sd = _sqrt_up(var)
     m = min(MAX_LATTICE, max(m, _bits_to_resolve(var, 16)))
     top = mean + 12 * sd if top is None else max(top, mean + 12 * sd)
-    return _Plan(m, _precision(m, _total_steps(factors)), mean - 12 * sd - Fraction(1, 16),
-                 top + margin, tail)
+    return _Plan(m, _precision(m, _total_steps(factors), extra), mean - 12 * sd - Fraction(1, 16),
+                 top + margin, tail, extra=extra)
 
 
 def _sqrt_up(x: Fraction) -> Fraction:
@@ -176,13 +178,14 @@ def _refined(plan: _Plan, over, total_steps: int) -> _Plan:
     width is unknown)."""
     jump = 2 if mpmath.isinf(over) else max(1, int(mpmath.ceil(mpmath.log(over, 4))))
     m = min(plan.m + jump, MAX_LATTICE)
-    return _Plan(m, _precision(m, total_steps), plan.lo, plan.hi, plan.tail, plan.tau)
+    return _Plan(m, _precision(m, total_steps, plan.extra), plan.lo, plan.hi, plan.tail,
+                 plan.tau, plan.extra)
 
 
-def _precision(m: int, total_steps: int) -> int:
-    """Bits: 48 for the answer, about m lost to cancellation in S_j and D_j, log2 T to
-    T-fold products."""
-    return 48 + m + total_steps.bit_length()
+def _precision(m: int, total_steps: int, extra: int) -> int:
+    """Bits: 40 for the answer plus ``extra`` for a narrow requested width, about 2m lost
+    to cancellation in S_j, D_j and the spread, log2 T to T-fold products."""
+    return 40 + extra + 2 * m + total_steps.bit_length()
 
 
 def _trim_mass(tolerance, total_steps: int) -> Fraction:
@@ -220,7 +223,7 @@ def _mpf(exact) -> mpmath.mpf:
 
 
 def _enclosure(lower: mpmath.mpf, upper: mpmath.mpf):
-    """(midpoint, half-width rounded up) of [lower, upper], exactly representable."""
+    """(value, abs_error) = (midpoint, half-width rounded up) of [lower, upper]."""
     with mp.workprec(max(mp.prec, 256)):
         if mpmath.isinf(upper):
             return upper, mp.inf
@@ -229,46 +232,50 @@ def _enclosure(lower: mpmath.mpf, upper: mpmath.mpf):
 
 
 def _bracket(factors: Sequence[Bracketed], plan: _Plan, ends, excess, retry, tolerance,
-             max_lattice: int) -> Tuple[mpmath.mpf, mpmath.mpf, _Pass]:
-    """Passes until the bracket is narrow enough.
+             max_lattice: int):
+    """Passes until every bracket is narrow enough; returns ([(lower, upper)], last pass).
 
-    ``ends(run)`` gives (lower, upper); ``excess(lower, upper)`` how many times too wide it
-    is (<= 1: done); ``retry(plan, lower, upper)`` widens the plan in place and says whether
-    to rerun at the same lattice; ``tolerance(lower, upper)`` the delta-scale tolerance
-    that sets the trimmed mass.  A scout pass at h = 2^-8 first sets the trimming and the
-    window; each next pass halves h by log4 of the excess."""
+    ``ends(run)`` gives a (lower, upper) per query; ``excess(lower, upper)`` how many times
+    too wide a bracket is (<= 1: done); ``retry(plan, lower, upper)`` widens the plan in
+    place and says whether to rerun at the same lattice; ``tolerance(lower, upper)`` the
+    delta-scale tolerance that sets the trimmed mass.  A scout pass at h = 2^-8 first sets
+    the trimming and the window; each next pass halves h by log4 of the largest excess."""
     total = _total_steps(factors)
-    scout = _Plan(8, _precision(8, total), plan.lo, plan.hi, plan.tail)
-    while plan.m > scout.m:
-        run = _evaluate(factors, scout)
-        lower, upper = ends(run)
-        if retry(scout, lower, upper):
-            continue
-        plan.lo, plan.hi, plan.tail = scout.lo, scout.hi, scout.tail
-        if upper > 0:
-            plan.tau = _trim_mass(tolerance(lower, upper), total)
-            _shrink(plan, run)
-        break
+    scout = _Plan(8, _precision(8, total, plan.extra), plan.lo, plan.hi, plan.tail,
+                  extra=plan.extra)
+    current = scout if plan.m > scout.m else plan
     while True:
-        run = _evaluate(factors, plan)
-        lower, upper = ends(run)
-        if retry(plan, lower, upper):
+        run = _evaluate(factors, current)
+        brackets = ends(run)
+        if any([retry(current, lo, up) for lo, up in brackets]):
             continue
-        over = excess(lower, upper)
+        if not plan.tau and all(up > 0 for _, up in brackets):  # the first pass sets it
+            plan.lo, plan.hi, plan.tail = current.lo, current.hi, current.tail
+            plan.tau = _trim_mass(min(tolerance(lo, up) for lo, up in brackets), total)
+        if current is scout:
+            _shrink(plan, run)
+            current = plan
+            continue
+        over = max(excess(lo, up) for lo, up in brackets)
         if over <= 1 or plan.m >= max_lattice:
-            return lower, upper, run
-        plan = _refined(plan, over, total)
+            return brackets, run
+        plan = current = _refined(plan, over, total)
         _shrink(plan, run)
 
 
 def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT_REL_WIDTH,
-                  max_lattice: int = MAX_LATTICE) -> DeltaResult:
+                  max_lattice: int = MAX_LATTICE, floor: object = 0):
     """A proven bracket on delta(eps) = H_{e^eps} of ``x`` composed ``steps`` times
     (001 Definition 3; module docstring for the method).
 
-    ``rel_width``: the bracket is refined until (upper - lower) <= rel_width * lower or the
-    lattice step reaches 2^-max_lattice.  Returns a ``DeltaResult`` with ``proven=True``,
-    ``enclosure=(lower, upper)``, ``value`` the midpoint and ``abs_error`` the half-width.
+    ``eps`` is one value or a sequence (one composition serves them all; a list of results
+    is returned).  ``rel_width``: the bracket is refined until (upper - lower) <=
+    rel_width * max(lower, floor) for every eps, or the lattice step reaches
+    2^-max_lattice (``floor``: a delta below which precision is not needed, e.g. the
+    other terms' value when a catalogue entry takes a maximum).  Each
+    result is a ``DeltaResult`` with ``proven=True``, ``enclosure=(lower, upper)``,
+    ``value`` the midpoint and ``abs_error`` the half-width; for a catalogue entry, a
+    ``MechanismDelta`` (the maximum over its terms, 001 Sec. 5).
 
     >>> from refacct import Pair, Gaussian, Mixture
     >>> P = Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))])
@@ -276,60 +283,79 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
     >>> r.lower <= r.upper and r.proven
     True
     """
-    eps = rational(eps, "eps")
+    many = not isinstance(eps, (int, str, Fraction, float)) and hasattr(eps, "__iter__")
+    values = [rational(e, "eps") for e in (eps if many else [eps])]
     T = check_steps(steps, "steps")
     width = to_mpf(positive(rel_width, "rel_width"))
+    floor = to_mpf(rational(floor, "floor"))
+    if hasattr(x, "terms") and hasattr(x, "bound"):
+        def term_brackets(term, lattice_cap=max_lattice, below=0):
+            return delta_bracket(term, values, T, rel_width=rel_width,
+                                 max_lattice=lattice_cap, floor=below)
+        return _mechanism(x, values, many, term_brackets, "delta")
     factors = factors_of(x, T)
     total = _total_steps(factors)
-    margin = 5 + Fraction(int(mpmath.ceil(-mpmath.log(width))))
 
     def ends(run: _Pass):
         with _flint().ctx.workprec(run.plan.prec):
-            low = lattice.delta_of(run.lower, eps)
-            up = lattice.delta_of(run.upper, eps)
-        return max(_ends(low)[0], mpmath.mpf(0)), _ends(up)[1]
+            pairs = [(lattice.delta_of(run.lower, e), lattice.delta_of(run.upper, e))
+                     for e in values]
+        return [(max(_ends(lo)[0], mpmath.mpf(0)), _ends(up)[1]) for lo, up in pairs]
 
     def excess(lower, upper):
-        return (upper - lower) / (width * lower) if lower > 0 else mp.inf
+        scale = max(lower, floor)
+        return (upper - lower) / (width * scale) if scale > 0 else mp.inf
 
     def retry(plan: _Plan, lower, upper) -> bool:
         """A one-step tail that could matter at this delta: shrink it."""
-        if lower > 0 and to_mpf(total * plan.tail) > width * lower / 1000:
-            plan.tail = Fraction(1, 10 ** (2 * int(mpmath.ceil(-mpmath.log10(lower))) + 10))
+        scale = max(lower, floor)
+        if scale > 0 and to_mpf(total * plan.tail) > width * scale / 1000:
+            plan.tail = Fraction(1, 10 ** (2 * int(mpmath.ceil(-mpmath.log10(scale))) + 10))
             return True
         return False
 
-    plan = _first_plan(factors, eps, margin, Fraction(1, 10 ** 40))
-    lower, upper, run = _bracket(factors, plan, ends, excess, retry,
-                                 lambda lo, up: width * (lo if lo > 0 else up) / 10,
-                                 max_lattice)
-    value, err = _enclosure(lower, upper)
-    return DeltaResult(value=value, abs_error=err, method=_method(run), digits=3,
-                       eps=eps, enclosure=(lower, upper), proven=True)
+    margin = 5 + Fraction(int(mpmath.ceil(-mpmath.log(width))))
+    plan = _first_plan(factors, max(values), margin, Fraction(1, 10 ** 40), width)
+    brackets, run = _bracket(factors, plan, ends, excess, retry,
+                             lambda lo, up: width * max(lo, floor, up / 1000) / 10,
+                             max_lattice)
+    results = [DeltaResult(*_enclosure(lo, up), method=_method(run), digits=3, eps=e,
+                           enclosure=(lo, up), proven=True)
+               for e, (lo, up) in zip(values, brackets)]
+    return results if many else results[0]
 
 
 def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT_EPS_WIDTH,
-                    max_lattice: int = MAX_LATTICE) -> EpsilonResult:
+                    max_lattice: int = MAX_LATTICE):
     """A proven bracket on eps(delta), the smallest eps >= 0 with delta(eps) <= delta, for
     ``x`` composed ``steps`` times.  On each lattice interval the measures' curves are
     A - e^eps B, so each end is ln((A - delta) / B) (../shared/NUMERICS.md): the upper
     measure gives the upper end, the lower measure the lower end.
 
-    ``width``: refined until upper - lower <= width (absolute, in eps).
+    ``delta`` is one value or a sequence (a list of results is returned).  ``width``:
+    refined until upper - lower <= width (absolute, in eps) for every delta.  Catalogue
+    entries give a ``MechanismEpsilon``: eps of a maximum of curves is the maximum of the
+    eps (``refacct.mechanisms.curves``).
     """
-    delta = rational(delta, "delta")
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must lie in (0, 1), got {delta}")
+    many = not isinstance(delta, (int, str, Fraction, float)) and hasattr(delta, "__iter__")
+    values = [rational(d, "delta") for d in (delta if many else [delta])]
+    for d in values:
+        if not 0 < d < 1:
+            raise ValueError(f"delta must lie in (0, 1), got {d}")
     T = check_steps(steps, "steps")
     target = to_mpf(positive(width, "width"))
+    if hasattr(x, "terms") and hasattr(x, "bound"):
+        def term_brackets(term, lattice_cap=max_lattice, below=0):
+            return epsilon_bracket(term, values, T, width=width, max_lattice=lattice_cap)
+        return _mechanism(x, values, many, term_brackets, "epsilon")
     factors = factors_of(x, T)
     total = _total_steps(factors)
 
     def ends(run: _Pass):
         with _flint().ctx.workprec(run.plan.prec):
-            lower = _eps_end(run.lower, delta, upper=False)
-            upper = _eps_end(run.upper, delta, upper=True)
-        return max(lower, mpmath.mpf(0)), max(upper, mpmath.mpf(0))
+            pairs = [(_eps_end(run.lower, d, upper=False), _eps_end(run.upper, d, upper=True))
+                     for d in values]
+        return [(max(lo, mpmath.mpf(0)), max(up, mpmath.mpf(0))) for lo, up in pairs]
 
     def retry(plan: _Plan, lower, upper) -> bool:
         """eps too close to the top of the window: reach past it."""
@@ -338,12 +364,30 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
             return True
         return False
 
-    plan = _first_plan(factors, None, EPS_MARGIN, delta / (10 ** 6 * total))
-    lower, upper, run = _bracket(factors, plan, ends, lambda lo, up: (up - lo) / target, retry,
-                                 lambda lo, up: to_mpf(delta) * target, max_lattice)
-    value, err = _enclosure(lower, upper)
-    return EpsilonResult(value=value, abs_error=err, method=_method(run), digits=3,
-                         delta_target=delta, enclosure=(lower, upper), proven=True)
+    plan = _first_plan(factors, None, EPS_MARGIN, min(values) / (10 ** 6 * total), target)
+    brackets, run = _bracket(factors, plan, ends, lambda lo, up: (up - lo) / target, retry,
+                             lambda lo, up: to_mpf(min(values)) * target, max_lattice)
+    results = [EpsilonResult(*_enclosure(lo, up), method=_method(run), digits=3,
+                             delta_target=d, enclosure=(lo, up), proven=True)
+               for d, (lo, up) in zip(values, brackets)]
+    return results if many else results[0]
+
+
+def _mechanism(mech, values, many: bool, bracket, kind: str):
+    """Brackets of every term of a catalogue entry, maximised per query (001 Sec. 5).  A
+    scout (h = 2^-8) of every term first finds the largest lower end, below which no term
+    needs relative precision (``floor``)."""
+    from .mechanisms import curves
+    below = 0
+    if kind == "delta" and len(mech.terms) > 1:
+        scouts = [bracket(term, 8) for _, term in mech.terms]
+        below = min(max(r[i].lower for r in scouts) for i in range(len(values)))
+    per_term = [(label, bracket(term, below=_fraction_below(below)))
+                for label, term in mech.terms]
+    combine = curves.maximum if kind == "delta" else curves.maximum_epsilon
+    results = [combine([(label, res[i]) for label, res in per_term], mech.bound)
+               for i in range(len(values))]
+    return results if many else results[0]
 
 
 def _eps_end(m: lattice.Measure, delta: Fraction, upper: bool) -> mpmath.mpf:
@@ -354,6 +398,13 @@ def _eps_end(m: lattice.Measure, delta: Fraction, upper: bool) -> mpmath.mpf:
         return mpmath.mpf(0) if not upper else mp.inf
     ends = _ends(root)
     return ends[1] if upper else ends[0]
+
+
+def _fraction_below(x) -> Fraction:
+    """A rational <= the mpf x >= 0 (2 significant digits suffice for a floor)."""
+    if not x:
+        return Fraction(0)
+    return Fraction(mpmath.nstr(x * mpmath.mpf("0.99"), 2))
 
 
 def _method(run: _Pass) -> str:

@@ -90,48 +90,92 @@ def upper_measure(c: Cells) -> Measure:
 
 
 def lower_measure(c: Cells) -> Measure:
-    """A mean-preserving contraction of the cells onto the lattice (module docstring).
+    """A mean-preserving contraction of the cells onto the lattice (module docstring): the
+    better of an upward and a downward sweep (``_sweep_up``, ``_sweep_down``), i.e. the one
+    that moves less mass down, measured by its excess of E[e^{-L}] over the cells'."""
+    flint = _flint()
+    best = None
+    for sweep in (_sweep_up, _sweep_down):
+        coeffs = sweep(c)
+        excess = sum((m * _v(c.h, c.first + i) for i, m in enumerate(coeffs) if m != 0),
+                     flint.arb(0))
+        if best is None or excess.mid() < best[0].mid():
+            best = (excess, coeffs)
+    return Measure(c.h, c.first, best[1], c.infinite, "lower")
 
-    Sweep upwards, cutting the cells into consecutive pieces: a piece starts with (what is
-    left of) cell j, aims at x_t = x_{j+1} and takes cells above x_t until its balance
+
+def _sweep_up(c: Cells) -> List:
+    """Cut the cells, from the bottom, into consecutive pieces: a piece starts with (what
+    is left of) cell j, aims at x_t = x_{j+1} and takes cells above x_t until its balance
     sum (Q_c - v_t P_c) reaches 0, taking just the fraction phi of the last cell that
-    closes it; that piece has u-mean exactly v_t and goes to x_t, and the rest of the
-    last cell starts the next piece.  Nothing is moved down except the last, unclosed
-    piece (at most the tail), so the lower measure keeps E[e^{-L}].  phi is an exact binary
-    number rounded up from the ends of the balls, so every piece provably has
-    u-mean <= v_t."""
+    closes it; that piece has u-mean exactly v_t and goes to x_t, and the rest of the last
+    cell starts the next piece.  Only the last, unclosed piece (the top) is moved down.
+    phi is an exact binary number rounded up from the ends of the balls, so every piece
+    provably has u-mean <= v_t."""
     flint = _flint()
     n = len(c.P)
     zero, one = flint.arb(0), flint.arb(1)
     cells = list(zip(c.P, c.Q)) + [c.right]  # the tail above x_last is the last "cell"
     coeffs = [zero] * (n + 1)
     start, share = 0, one  # the piece starts with `share` of cell `start`
-    while start <= n:
+    while True:
         target = min(start + 1, n)
         vt = _v(c.h, c.first + target)
-        P0, Q0 = cells[start]
-        mass, balance = share * P0, share * (Q0 - vt * P0)
-        k = start + 1
-        closed = False
-        while k <= n:
+        mass, balance = share * cells[start][0], share * (cells[start][1] - vt * cells[start][0])
+        for k in range(start + 1, n + 1):
             P1, Q1 = cells[k]
-            pull = Q1 - vt * P1  # <= 0: cell k lies above x_target
-            need = -pull
-            if need > 0:
-                phi = _ceil(balance.upper() / need.lower()) if need.lower() > 0 else one + 1
+            need = vt * P1 - Q1  # >= 0: cell k lies above x_target
+            if need.lower() > 0:
+                phi = _ceil(balance.upper() / need.lower())
                 if phi < one:
                     coeffs[target] += mass + phi * P1
                     start, share = k, 1 - phi
-                    closed = True
                     break
             mass += P1
-            balance += pull
-            k += 1
-        if not closed:
-            # the last piece: u-mean <= v_start, so it may go down to x_start
+            balance -= need
+        else:  # the last piece: u-mean <= v_start, so it may go down to x_start
             coeffs[target if balance <= 0 else start] += mass
-            break
-    return Measure(c.h, c.first, coeffs, c.infinite, "lower")
+            return coeffs
+
+
+def _sweep_down(c: Cells) -> List:
+    """The mirror sweep, from the top: a piece starts with (what is left of) cell j (the
+    tail above x_last first), aims at its lower end x_t = x_j and takes cells below x_t
+    while its balance sum (Q_c - v_t P_c) stays <= 0, taking the fraction phi of the cell
+    that would overshoot; that piece has u-mean v_t (or less) and goes to x_t.  Only the
+    last piece (the bottom) may have u-mean below v_t.  phi is an exact binary number
+    rounded down from the ends of the balls."""
+    flint = _flint()
+    n = len(c.P)
+    zero, one = flint.arb(0), flint.arb(1)
+    cells = list(zip(c.P, c.Q)) + [c.right]
+    coeffs = [zero] * (n + 1)
+    start, share = n, one
+    while True:
+        vt = _v(c.h, c.first + start)
+        mass, balance = share * cells[start][0], share * (cells[start][1] - vt * cells[start][0])
+        for k in range(start - 1, -1, -1):
+            P1, Q1 = cells[k]
+            push = Q1 - vt * P1  # >= 0: cell k lies below x_start
+            room = -balance
+            if push.upper() > 0 and not push.upper() <= room.lower():
+                phi = _floor(room.lower() / push.upper())
+                coeffs[start] += mass + phi * P1
+                start, share = k, 1 - phi
+                break
+            mass += P1
+            balance += push
+        else:
+            coeffs[start] += mass
+            return coeffs
+
+
+def _floor(x):
+    """An exact binary number in [0, 1] <= every point of the ball x."""
+    flint = _flint()
+    slack = flint.arb(2) ** (-flint.ctx.prec + 24)
+    value = flint.arb((x.lower() * (1 - slack)).mid())
+    return value if value > 0 else flint.arb(0)
 
 
 def _ceil(x):

@@ -26,12 +26,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import List, Sequence, Tuple, Union
 
+from mpmath import mp
+
 from .. import hockey
 from ..exact import positive, rational
 from ..pairs import PublicMixture, as_public_mixture
 from ..result import DeltaResult, EpsilonResult
 
 __all__ = ["BOUNDS", "Provenance", "Dominated", "MechanismDelta", "MechanismEpsilon",
+           "maximum_epsilon",
            "delta", "epsilon", "hockey_stick", "maximum", "switch_point"]
 
 BOUNDS = ("tight", "upper", "lower")
@@ -126,6 +129,13 @@ def maximum(results: Sequence[Tuple[str, DeltaResult]], bound: str) -> Mechanism
     return _combine(bound, list(results), MechanismDelta, _delta_extra)
 
 
+def maximum_epsilon(results: Sequence[Tuple[str, EpsilonResult]],
+                    bound: str) -> MechanismEpsilon:
+    """eps of the maximum of labelled curves, max_i eps_i(delta), as a
+    ``MechanismEpsilon`` labelled ``bound``."""
+    return _combine(bound, list(results), MechanismEpsilon, _epsilon_extra)
+
+
 def _combine(bound: str, results, cls, extra):
     best, attained = _attained(results)
     err = max(r.abs_error for _, r in results)
@@ -133,6 +143,13 @@ def _combine(bound: str, results, cls, extra):
         best.method + f"; max over {len(results)} terms ({', '.join(n for n, _ in results)})")
     fields = dict(value=best.value, abs_error=err, method=method, digits=best.digits,
                   attained_by=attained, bound=bound, terms=tuple(results))
+    if all(r.enclosure for _, r in results):
+        # max of enclosed values lies in [max of lower ends, max of upper ends]
+        ends = (max(r.lower for _, r in results), max(r.upper for _, r in results))
+        with mp.workprec(max(mp.prec, 256)):
+            mid = (ends[0] + ends[1]) / 2
+            fields.update(value=mid, abs_error=mp.fsub(ends[1], mid, rounding="c"),
+                          enclosure=ends, proven=all(r.proven for _, r in results))
     fields.update(extra(best, results))
     if " = " in attained:  # a tie: the exact form of one term does not describe the max
         fields["exact_form"] = None
