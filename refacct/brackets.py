@@ -28,13 +28,14 @@ import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple
 
+import flint
 import mpmath
 from mpmath import mp
 
 from .engines import lattice
-from .engines.loss_cells import Cells, _flint, _fraction_mid, one_step_cells
+from .engines.loss_cells import Cells, _fraction_mid, one_step_cells
 from .exact import positive, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
 from .result import DeltaResult, EpsilonResult
@@ -93,7 +94,7 @@ class _Plan:
         return Fraction(1, 2 ** self.m)
 
     def window(self) -> lattice.Window:
-        tau = _flint().arb(self.tau.numerator) / self.tau.denominator
+        tau = flint.arb(self.tau.numerator) / self.tau.denominator
         return lattice.Window(math.floor(self.lo / self.h), math.ceil(self.hi / self.h),
                               tau if self.tau else 0)
 
@@ -110,7 +111,6 @@ class _Pass:
 
 def _evaluate(factors: Sequence[Bracketed], plan: _Plan) -> _Pass:
     """Upper and lower measures of the composition on ``plan``'s lattice and window."""
-    flint = _flint()
     start = time.perf_counter()
     sides = {}
     with flint.ctx.workprec(plan.prec):
@@ -131,7 +131,6 @@ def _first_plan(factors: Sequence[Bracketed], top: Optional[Fraction], margin: F
     above it changes delta(eps) by at most e^-margin relative: mass above x counts
     1 - e^{eps - x} in delta(eps) and at least 1 - e^-1 of it lies above eps + 1.  These
     choices only place the lattice: the bounds are valid for any plan."""
-    flint = _flint()
     mean = var = Fraction(0)
     m = 8
     extra = max(0, int(mpmath.ceil(-mpmath.log(width, 2))) - 7)
@@ -198,7 +197,7 @@ def _trim_mass(tolerance, total_steps: int) -> Fraction:
 def _shrink(plan: _Plan, run: _Pass) -> None:
     """Narrow the window to where ``run``'s measures hold more than ``plan.tau`` at each
     end (with a margin of 1/16)."""
-    with _flint().ctx.workprec(run.plan.prec):
+    with flint.ctx.workprec(run.plan.prec):
         tau = plan.window().tau
         supports = [lattice.support(m, tau) for m in (run.upper, run.lower)]
     h = run.plan.h
@@ -297,7 +296,7 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
     total = _total_steps(factors)
 
     def ends(run: _Pass):
-        with _flint().ctx.workprec(run.plan.prec):
+        with flint.ctx.workprec(run.plan.prec):
             pairs = [(lattice.delta_of(run.lower, e), lattice.delta_of(run.upper, e))
                      for e in values]
         return [(max(_ends(lo)[0], mpmath.mpf(0)), _ends(up)[1]) for lo, up in pairs]
@@ -352,7 +351,7 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
     total = _total_steps(factors)
 
     def ends(run: _Pass):
-        with _flint().ctx.workprec(run.plan.prec):
+        with flint.ctx.workprec(run.plan.prec):
             pairs = [(_eps_end(run.lower, d, upper=False), _eps_end(run.upper, d, upper=True))
                      for d in values]
         return [(max(lo, mpmath.mpf(0)), max(up, mpmath.mpf(0))) for lo, up in pairs]

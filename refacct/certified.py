@@ -40,31 +40,16 @@ from .hockey import PairLike, _alpha_or_eps, _delta_target, _digits, _mixture
 from .pairs import Pair
 from .result import DeltaResult, EpsilonResult
 
-try:
-    from .engines import arb as _arb
-    from .engines.arb import arb, flint
-    from .engines.arb_composed import composed_hockey
-    from .engines.arb_onestep import CertifiedPair, GaussianPair, certified_pair
-    from .engines.expsum import ExactBeta
-except ImportError as _missing:  # python-flint not installed: fail on use, not on import
-    _MISSING: Optional[ImportError] = _missing
-else:
-    _MISSING = None
+from .engines import arb as _arb
+from .engines.arb import arb, flint
+from .engines.arb_composed import composed_hockey
+from .engines.arb_onestep import CertifiedPair, GaussianPair, certified_pair
+from .engines.expsum import ExactBeta
 
-__all__ = ["hockey_stick", "delta", "epsilon", "available"]
+__all__ = ["hockey_stick", "delta", "epsilon"]
 
 MAX_STEPS = 2
 BUDGET = 3  # precision passes: target bits + 32, then twice and four times the margin
-
-
-def available() -> bool:
-    """True when python-flint is installed (certified mode can run)."""
-    return _MISSING is None
-
-
-def _require() -> None:
-    if _MISSING is not None:
-        raise ImportError(str(_MISSING)) from _MISSING
 
 
 # --- the problem: weighted terms of one or two certified factors -----------------------------
@@ -181,7 +166,6 @@ def hockey_stick(pair: PairLike, alpha: object = None, *, eps: object = None,
     ``pair``: a continuous ``Pair``, a ``Composition`` of at most two steps or a
     ``PublicMixture`` of such (see the module docstring).  ``ValueError`` names what is not
     supported; ``ImportError`` when python-flint is missing."""
-    _require()
     digits = _digits(digits)
     a, e = _alpha_or_eps(alpha, eps)
     beta = ExactBeta.rational(a) if a is not None else ExactBeta.exp(e)
@@ -191,7 +175,6 @@ def hockey_stick(pair: PairLike, alpha: object = None, *, eps: object = None,
 def delta(pair: PairLike, eps, *, digits: int = 20):
     """delta(eps) = H_{e^eps}(P || Q) (001 Sec. 2) as a proven enclosure, for one eps or a
     list of them (then a list of results)."""
-    _require()
     digits = _digits(digits)
     terms = _terms(pair)
 
@@ -206,7 +189,6 @@ def epsilon(pair: PairLike, delta, *, digits: int = 20):
     """eps(delta) = the smallest eps >= 0 with delta(eps) <= delta, as a proven enclosure
     [lo, hi] with delta(lo) > delta >= delta(hi) certified (delta(eps) is non-increasing,
     001 Sec. 2); for one delta in [0, 1] or a list of them."""
-    _require()
     digits = _digits(digits)
     terms = _terms(pair)
     if isinstance(delta, (list, tuple)):

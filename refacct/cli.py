@@ -214,8 +214,6 @@ def _certified(target):
         raise InputError("--certified takes --pair SPEC.json (a pair, composition or public "
                          "mixture), not a catalogue mechanism")
     from . import certified
-    if not certified.available():
-        raise InputError("--certified needs python-flint: pip install 'refacct[certified]'")
     return certified
 
 

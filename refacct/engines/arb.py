@@ -25,14 +25,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Optional, Tuple, Union
 
-try:
-    import flint
-    from flint import acb, arb, fmpq, fmpz
-except ImportError as exc:  # pragma: no cover - exercised by the missing-flint test
-    raise ImportError(
-        "refacct's certified (Arb) mode needs python-flint: "
-        "pip install 'refacct[certified]'  (or: pip install 'python-flint>=0.7')"
-    ) from exc
+import flint
+from flint import acb, arb, fmpq, fmpz
 
 import mpmath
 from mpmath import libmp, mp

@@ -35,11 +35,13 @@ loss and in every mass, so the end results bound delta_T rigorously.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import List, Tuple
 
-from .loss_cells import Cells, arb_of, _flint
+import flint
+
+from .loss_cells import Cells, arb_of
 
 __all__ = ["Measure", "Window", "upper_measure", "lower_measure", "product", "power", "support", "delta_of",
            "epsilon_of"]
@@ -57,7 +59,7 @@ class Measure:
     side: str
 
     def total(self):
-        return sum(self.coeffs, _flint().arb(0))
+        return sum(self.coeffs, flint.arb(0))
 
 
 def _v(h: Fraction, j: int):
@@ -71,7 +73,6 @@ def _dv(h: Fraction, j: int):
 
 def upper_measure(c: Cells) -> Measure:
     """The mean-preserving spread of the cells onto the lattice (module docstring)."""
-    flint = _flint()
     n = len(c.P)
     coeffs = [flint.arb(0)] * (n + 1)
     coeffs[0] += c.left[0]
@@ -93,7 +94,6 @@ def lower_measure(c: Cells) -> Measure:
     """A mean-preserving contraction of the cells onto the lattice (module docstring): the
     better of an upward and a downward sweep (``_sweep_up``, ``_sweep_down``), i.e. the one
     that moves less mass down, measured by its excess of E[e^{-L}] over the cells'."""
-    flint = _flint()
     best = None
     for sweep in (_sweep_up, _sweep_down):
         coeffs = sweep(c)
@@ -112,7 +112,6 @@ def _sweep_up(c: Cells) -> List:
     cell starts the next piece.  Only the last, unclosed piece (the top) is moved down.
     phi is an exact binary number rounded up from the ends of the balls, so every piece
     provably has u-mean <= v_t."""
-    flint = _flint()
     n = len(c.P)
     zero, one = flint.arb(0), flint.arb(1)
     cells = list(zip(c.P, c.Q)) + [c.right]  # the tail above x_last is the last "cell"
@@ -145,7 +144,6 @@ def _sweep_down(c: Cells) -> List:
     that would overshoot; that piece has u-mean v_t (or less) and goes to x_t.  Only the
     last piece (the bottom) may have u-mean below v_t.  phi is an exact binary number
     rounded down from the ends of the balls."""
-    flint = _flint()
     n = len(c.P)
     zero, one = flint.arb(0), flint.arb(1)
     cells = list(zip(c.P, c.Q)) + [c.right]
@@ -172,7 +170,6 @@ def _sweep_down(c: Cells) -> List:
 
 def _floor(x):
     """An exact binary number in [0, 1] <= every point of the ball x."""
-    flint = _flint()
     slack = flint.arb(2) ** (-flint.ctx.prec + 24)
     value = flint.arb((x.lower() * (1 - slack)).mid())
     return value if value > 0 else flint.arb(0)
@@ -180,7 +177,6 @@ def _floor(x):
 
 def _ceil(x):
     """An exact binary number >= every point of the ball x (>= 0)."""
-    flint = _flint()
     slack = flint.arb(2) ** (-flint.ctx.prec + 24)
     value = flint.arb((x.upper() * (1 + slack)).mid())
     return value if value > 0 else flint.arb(0)
@@ -201,7 +197,6 @@ def _cut(m: Measure, w: Window) -> Measure:
     """``m`` restricted to ``w``; what lies outside is moved as the side requires (module
     docstring): up to the first kept point or to +inf (upper), dropped or down to the last
     kept point (lower)."""
-    flint = _flint()
     coeffs = m.coeffs
     n = len(coeffs)
     start = min(max(w.lo - m.offset, 0), n - 1)
@@ -251,7 +246,6 @@ def support(m: Measure, tau) -> Tuple[int, int]:
 
 def _outside(m: Measure, w: Window, mass) -> Measure:
     """A measure whose support lies wholly below or above ``w``."""
-    flint = _flint()
     above = m.offset > w.hi
     total = m.total()
     if m.side == "upper":
@@ -264,7 +258,6 @@ def _outside(m: Measure, w: Window, mass) -> Measure:
 
 def product(a: Measure, b: Measure, w: Window) -> Measure:
     """The law of the sum of independent a and b (+inf absorbing), cut to ``w``."""
-    flint = _flint()
     prod = (flint.arb_poly(a.coeffs) * flint.arb_poly(b.coeffs)).coeffs()
     infinite = a.infinite * b.total() + b.infinite * a.total() + a.infinite * b.infinite
     return _cut(Measure(a.h, a.offset + b.offset, prod, infinite, a.side), w)
@@ -286,7 +279,6 @@ def power(m: Measure, T: int, w: Window) -> Measure:
 
 def delta_of(m: Measure, eps: Fraction):
     """E_m[(1 - e^{eps - x})_+] + m(+inf) as a ball: delta(eps) of the measure."""
-    flint = _flint()
     e = arb_of(eps)
     first = max(0, int(eps / m.h) - m.offset + 1)
     total = m.infinite
@@ -303,7 +295,6 @@ def epsilon_of(m: Measure, delta: Fraction):
     (eps = +inf).  On (x_{j-1}, x_j] the curve is A_j - e^eps B_j with A_j = m(+inf) +
     sum_{i >= j} m_i and B_j = sum_{i >= j} m_i e^{-x_i}: eps = ln((A_j - delta) / B_j)
     (../shared/NUMERICS.md, discrete pairs)."""
-    flint = _flint()
     d = arb_of(delta)
     if not d > m.infinite:
         return flint.arb("inf") if d < m.infinite else None

@@ -33,22 +33,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import List, Optional, Sequence, Tuple
 
+import flint
+
 from ..distributions import Continuous, Gaussian
 
 __all__ = ["Cells", "GaussianLoss", "DiscreteLoss", "one_step_cells", "add_cells", "arb_of"]
 
 
-def _flint():
-    try:
-        import flint
-    except ImportError as exc:  # pragma: no cover - the extra is documented
-        raise ImportError("brackets need python-flint: pip install 'refacct[certified]'") from exc
-    return flint
-
-
 def arb_of(x) -> "flint.arb":
     """An exact rational (``Fraction`` or int) as an Arb ball at the current precision."""
-    flint = _flint()
     x = Fraction(x)
     return flint.arb(flint.fmpq(x.numerator, x.denominator))
 
@@ -129,7 +122,6 @@ class GaussianLoss:
 
     def _prepared(self):
         """Per-precision ball constants: (w, m / s, m^2 / 2s) per component, and sigma sqrt 2."""
-        flint = _flint()
         prec = flint.ctx.prec
         if prec not in self._constants:
             s = self.sigma ** 2
@@ -168,7 +160,6 @@ class GaussianLoss:
         method from ``guess`` (the neighbouring lattice point's root), safeguarded by
         bisection when a step leaves the bracket, then a certified sign change of L - x
         across the ball."""
-        flint = _flint()
         eps = flint.arb(2) ** (-flint.ctx.prec + 10)
         y = flint.arb(0 if guess is None else guess.mid())
         lo = hi = None
@@ -192,7 +183,6 @@ class GaussianLoss:
     @staticmethod
     def _fallback(y, lo, hi):
         """Bisection inside [lo, hi], or a doubling step towards the missing side."""
-        flint = _flint()
         if lo is not None and hi is not None:
             return flint.arb(((lo + hi) / 2).mid())
         step = abs(y) + 1
@@ -200,7 +190,6 @@ class GaussianLoss:
 
     def _enclose(self, y, x, eps):
         """The ball [y - r, y + r] with a certified sign change of L - x at its ends."""
-        flint = _flint()
         radius = (abs(y) + 1) * eps * 64
         for _ in range(120):
             below = flint.arb((y - radius).mid())
@@ -214,7 +203,6 @@ class GaussianLoss:
         """(Phi-sum, Phi-bar-sum): sum_i w_i P(Y_i <= y) and sum_i w_i P(Y_i > y) over the
         components of P (``side`` "P") or Q, each tail computed on its own side with erfc
         and the other as its complement; y may be the strings "-inf" / "+inf"."""
-        flint = _flint()
         if isinstance(y, str):
             return (flint.arb(0), flint.arb(1)) if y == "-inf" else (flint.arb(1), flint.arb(0))
         a, b, scale = self._prepared()
@@ -250,7 +238,6 @@ class GaussianLoss:
         ratio = self.sup if top else self.inf
         if ratio is not None:
             return _log_bound(ratio, top)
-        flint = _flint()
         mus = [m for _, m in self.a]
         # L large at y = +inf when increasing, at y = -inf when decreasing
         up = top == (self.direction > 0)
@@ -282,7 +269,6 @@ def _compare_log(x: Fraction, xb, ratio: Fraction) -> int:
     balls separate once the precision suffices."""
     if ratio == 1:
         return (x > 0) - (x < 0)
-    flint = _flint()
     extra = 0
     while True:
         with flint.ctx.workprec(flint.ctx.prec + extra):
@@ -308,7 +294,6 @@ def _interval_mass(lo_tails, hi_tails):
 def gaussian_cells(loss: GaussianLoss, h: Fraction, first: int, last: int) -> Cells:
     """Cells (x_j, x_{j+1}], first <= j < last, x_j = j h, of a monotone Gaussian-mixture
     loss, with the tails {L <= x_first} and {L > x_last}."""
-    flint = _flint()
     ends = []
     previous = None
     for j in range(first, last + 1):
@@ -366,7 +351,6 @@ class DiscreteLoss:
     def cells(self, h: Fraction, first: int, last: int) -> Cells:
         """Each atom in the cell (x_j, x_{j+1}] that holds ln r, decided rigorously (ln r / h
         is irrational unless r = 1)."""
-        flint = _flint()
         zero = flint.arb(0)
         P = [zero] * (last - first)
         Q = [zero] * (last - first)
@@ -387,7 +371,6 @@ def _cell_index(r: Fraction, h: Fraction) -> int:
     """j with j h < ln r <= (j + 1) h."""
     if r == 1:
         return -1
-    flint = _flint()
     extra = 0
     while True:
         with flint.ctx.workprec(flint.ctx.prec + extra):
