@@ -41,7 +41,8 @@ from typing import List, Tuple
 
 import flint
 
-from .loss_cells import Cells, arb_of
+from .arb import to_arb
+from .loss_cells import Cells
 
 __all__ = ["Measure", "Window", "upper_measure", "lower_measure", "product", "power", "support", "delta_of",
            "epsilon_of"]
@@ -63,12 +64,12 @@ class Measure:
 
 
 def _v(h: Fraction, j: int):
-    return (-arb_of(h * j)).exp()
+    return (-to_arb(h * j)).exp()
 
 
 def _dv(h: Fraction, j: int):
     """v_j - v_{j+1} = e^{-x_j} (1 - e^{-h}), without cancellation."""
-    return -_v(h, j) * (-arb_of(h)).expm1()
+    return -_v(h, j) * (-to_arb(h)).expm1()
 
 
 def upper_measure(c: Cells) -> Measure:
@@ -279,13 +280,13 @@ def power(m: Measure, T: int, w: Window) -> Measure:
 
 def delta_of(m: Measure, eps: Fraction):
     """E_m[(1 - e^{eps - x})_+] + m(+inf) as a ball: delta(eps) of the measure."""
-    e = arb_of(eps)
+    e = to_arb(eps)
     first = max(0, int(eps / m.h) - m.offset + 1)
     total = m.infinite
     for i in range(max(first - 1, 0), len(m.coeffs)):
         x = m.h * (m.offset + i)
         if x > eps:
-            total += m.coeffs[i] * (-(e - arb_of(x)).expm1())
+            total += m.coeffs[i] * (-(e - to_arb(x)).expm1())
     return total
 
 
@@ -295,16 +296,16 @@ def epsilon_of(m: Measure, delta: Fraction):
     (eps = +inf).  On (x_{j-1}, x_j] the curve is A_j - e^eps B_j with A_j = m(+inf) +
     sum_{i >= j} m_i and B_j = sum_{i >= j} m_i e^{-x_i}: eps = ln((A_j - delta) / B_j)
     (../shared/NUMERICS.md, discrete pairs)."""
-    d = arb_of(delta)
+    d = to_arb(delta)
     if not d > m.infinite:
         return flint.arb("inf") if d < m.infinite else None
     A = m.infinite
     B = flint.arb(0)
     for i in range(len(m.coeffs) - 1, -1, -1):
-        x = arb_of(m.h * (m.offset + i))
+        x = to_arb(m.h * (m.offset + i))
         A_next, B_next = A + m.coeffs[i], B + m.coeffs[i] * (-x).exp()
         # on (x_{i-1}, x_i] delta(eps) = A_next - e^eps B_next; at eps = x_{i-1} it is:
-        at_left = A_next - (x - arb_of(m.h)).exp() * B_next
+        at_left = A_next - (x - to_arb(m.h)).exp() * B_next
         if at_left >= d or i == 0:
             if not B_next > 0:
                 return None

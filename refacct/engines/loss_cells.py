@@ -22,6 +22,12 @@ Supported one-step pairs (``cells_of``):
   of mass 1e-300 keeps its relative accuracy.  This covers Poisson and WOR subsampling
   (remove, add, substitution; 001 Thm 10-11, Prop. 13), the group-privacy mixtures
   (003 Thm 3.1 / 3.3) and the components of truncated Poisson (004 Thm 3.1).
+* Laplace mixtures with one common scale and a single location on one side
+  (``LaplaceLoss``): the loss is constant left of the smallest and right of the largest
+  location (two atoms, which fall into their cells exactly) and strictly monotone in
+  between; tails are exact exponentials.  This covers the Poisson- and WOR-subsampled
+  Laplace mechanism (001 Sec. 5).
+* Discrete pairs (``DiscreteLoss``): exact atoms, each placed in the cell holding ln(p/q).
 * ``PublicMixture`` one-steps: the weighted sum of the components' cells.
 
 Every mass is a ball that contains the exact value; nothing is rounded to float64.
@@ -35,15 +41,12 @@ from typing import List, Optional, Sequence, Tuple
 
 import flint
 
-from ..distributions import Continuous, Gaussian
+from ..distributions import Continuous
+from .arb import laplace_lower, laplace_upper, to_arb
+from .onestep import supports
 
-__all__ = ["Cells", "GaussianLoss", "DiscreteLoss", "one_step_cells", "add_cells", "arb_of"]
-
-
-def arb_of(x) -> "flint.arb":
-    """An exact rational (``Fraction`` or int) as an Arb ball at the current precision."""
-    x = Fraction(x)
-    return flint.arb(flint.fmpq(x.numerator, x.denominator))
+__all__ = ["Cells", "LossEnd", "MonotoneLoss", "GaussianLoss", "LaplaceLoss", "DiscreteLoss",
+           "loss_of", "one_step_cells", "add_cells"]
 
 
 @dataclass
@@ -86,74 +89,37 @@ def add_cells(parts: Sequence[Tuple[object, Cells]]) -> Cells:
                  total(lambda c: c.infinite))
 
 
-class GaussianLoss:
-    """The privacy loss of Gaussian mixtures with one common sigma and a monotone loss.
+@dataclass(frozen=True)
+class LossEnd:
+    """An end (infimum or supremum) of a bounded monotone loss: ``log()`` its value as a
+    ball, ``exact`` its value when rational (ties with lattice points are then decided
+    exactly; otherwise they cannot happen), ``at`` the y where a flat piece (an atom of
+    the loss) ends, or None when the end is only a limit."""
 
-    P = sum_i a_i N(mu_i, s), Q = sum_j b_j N(nu_j, s) (s = sigma^2):
-    L(y) = ln sum_i a_i e^{(mu_i y - mu_i^2/2)/s} - ln sum_j b_j e^{(nu_j y - nu_j^2/2)/s}.
-    ``direction`` is +1 when max nu <= min mu (L increasing), -1 when max mu <= min nu.
-    ``inf`` / ``sup`` are e^L at the ends (exact rationals a/b where the extreme locations of
-    P and Q coincide), or None where L is unbounded.
-    """
+    log: object
+    exact: Optional[Fraction] = None
+    at: Optional[Fraction] = None
 
-    def __init__(self, P: Continuous, Q: Continuous) -> None:
-        comps = P.components + Q.components
-        if not all(isinstance(c, Gaussian) for _, c in comps):
-            raise ValueError("brackets need Gaussian mixtures or discrete pairs")
-        sigmas = {c.sigma for _, c in comps}
-        if len(sigmas) != 1:
-            raise ValueError("brackets need one common sigma for all Gaussian components")
-        self.sigma = sigmas.pop()
-        self.a = tuple((w, c.mean) for w, c in P.components)
-        self.b = tuple((w, c.mean) for w, c in Q.components)
-        mus = [m for _, m in self.a]
-        nus = [m for _, m in self.b]
-        if max(nus) <= min(mus):
-            self.direction = 1
-        elif max(mus) <= min(nus):
-            self.direction = -1
-        else:
-            raise ValueError("brackets need a monotone privacy loss: every location of Q "
-                             "on one side of every location of P")
-        at_minus = _end_ratio(self.a, self.b, min(mus), min(nus))
-        at_plus = _end_ratio(self.a, self.b, max(mus), max(nus))
-        self.inf, self.sup = (at_minus, at_plus) if self.direction > 0 else (at_plus, at_minus)
-        self._constants = {}
+    def compare(self, x: Fraction) -> int:
+        """sign(x - end), exactly."""
+        if self.exact is not None:
+            return (x > self.exact) - (x < self.exact)
+        extra = 0
+        while True:
+            with flint.ctx.workprec(flint.ctx.prec + extra):
+                d = to_arb(x) - self.log()
+                if d > 0:
+                    return 1
+                if d < 0:
+                    return -1
+            extra += 64
 
-    def _prepared(self):
-        """Per-precision ball constants: (w, m / s, m^2 / 2s) per component, and sigma sqrt 2."""
-        prec = flint.ctx.prec
-        if prec not in self._constants:
-            s = self.sigma ** 2
-            def table(weighted):
-                return [(arb_of(w), arb_of(m / s), arb_of(m * m / (2 * s)), arb_of(m))
-                        for w, m in weighted]
-            self._constants[prec] = (table(self.a), table(self.b),
-                                     arb_of(self.sigma) * flint.arb(2).sqrt())
-        return self._constants[prec]
 
-    @staticmethod
-    def _sum(table, y, slope: bool):
-        total = 0
-        dtotal = 0
-        for w, ms, half, _ in table:
-            t = w * (ms * y - half).exp()
-            total += t
-            if slope:
-                dtotal += t * ms
-        return total, dtotal
-
-    def loss(self, y):
-        """L(y) as a ball."""
-        a, b, _ = self._prepared()
-        return (self._sum(a, y, False)[0] / self._sum(b, y, False)[0]).log()
-
-    def _f_and_slope(self, y, x):
-        """F(y) = direction (L(y) - x), increasing in y, and F'(y)."""
-        a, b, _ = self._prepared()
-        p, dp = self._sum(a, y, True)
-        q, dq = self._sum(b, y, True)
-        return self.direction * ((p / q).log() - x), self.direction * (dp / p - dq / q)
+class MonotoneLoss:
+    """A one-step privacy loss that is monotone in the output y (``direction`` +1: non-
+    decreasing, -1: non-increasing), with ``inf`` / ``sup`` ``LossEnd``s or None.
+    Subclasses give ``_f_and_slope(y, x)`` (direction (L(y) - x) and its derivative),
+    ``loss(y)``, ``tails(side, y)`` and ``locations`` / ``scale`` (where the mass is)."""
 
     def root(self, x, guess=None):
         """A ball enclosing the y with L(y) = x, x strictly between inf and sup: Newton's
@@ -199,6 +165,119 @@ class GaussianLoss:
             radius *= 16
         raise ArithmeticError(f"could not enclose the root of L(y) = {x}")
 
+    def boundary(self, x: Fraction, previous=None):
+        """The y with L(y) = x (a ball), the end of a flat piece when x is the loss value
+        there, or "-inf" / "+inf" when {L <= x} is empty or everything."""
+        below = {1: "-inf", -1: "+inf"}[self.direction]
+        above = {1: "+inf", -1: "-inf"}[self.direction]
+        if self.inf is not None:
+            c = self.inf.compare(x)
+            if c < 0 or (c == 0 and self.inf.at is None):
+                return below
+            if c == 0:
+                return to_arb(self.inf.at)
+        if self.sup is not None and self.sup.compare(x) >= 0:
+            return above
+        return self.root(to_arb(x), previous)
+
+    def range_end(self, top: bool, tail: Fraction) -> Fraction:
+        """A rational at or beyond the sup (inf) of the loss when it is finite, else an x
+        with P(L > x) <= tail (P(L <= x) <= tail)."""
+        end = self.sup if top else self.inf
+        if end is not None:
+            ball = end.log()
+            return _fraction_mid(ball.upper() if top else ball.lower())
+        up = top == (self.direction > 0)  # L large at y = +inf when increasing
+        y = to_arb(max(self.locations) if up else min(self.locations))
+        step = to_arb(self.scale)
+        for _ in range(4000):
+            lower, upper = self.tails("P", y)
+            if (upper if up else lower) < to_arb(tail):
+                x = self.loss(y)
+                return _fraction_mid(x.upper() if top else x.lower())
+            y = y + step if up else y - step
+            step *= 2
+        raise ArithmeticError("could not place the end of the loss range")
+
+    def cells(self, h: Fraction, first: int, last: int) -> "Cells":
+        return monotone_cells(self, h, first, last)
+
+
+def _direction(a, b) -> int:
+    """+1 when every Q-location <= every P-location (the loss increases in y), -1 in the
+    mirror case; otherwise the loss need not be monotone."""
+    mus = [m for _, m in a]
+    nus = [m for _, m in b]
+    if max(nus) <= min(mus):
+        return 1
+    if max(mus) <= min(nus):
+        return -1
+    raise ValueError("brackets need a monotone privacy loss: every location of Q on one "
+                     "side of every location of P")
+
+
+class GaussianLoss(MonotoneLoss):
+    """The privacy loss of Gaussian mixtures with one common sigma and a monotone loss.
+
+    P = sum_i a_i N(mu_i, s), Q = sum_j b_j N(nu_j, s) (s = sigma^2):
+    L(y) = ln sum_i a_i e^{(mu_i y - mu_i^2/2)/s} - ln sum_j b_j e^{(nu_j y - nu_j^2/2)/s}.
+    The generalised Descartes rule (../shared/NUMERICS.md) makes L monotone when every
+    Q-location lies on one side of every P-location.  Where the extreme locations of P
+    and Q coincide, L tends to ln(a/b) of their weights (a limit, not attained).
+    """
+
+    def __init__(self, P: Continuous, Q: Continuous) -> None:
+        sigmas = {c.sigma for _, c in P.components + Q.components}
+        if len(sigmas) != 1:
+            raise ValueError("brackets need one common sigma for all Gaussian components")
+        self.sigma = self.scale = sigmas.pop()
+        self.a = tuple((w, c.mean) for w, c in P.components)
+        self.b = tuple((w, c.mean) for w, c in Q.components)
+        self.locations = [m for _, m in self.a]
+        self.direction = _direction(self.a, self.b)
+        mus = [m for _, m in self.a]
+        nus = [m for _, m in self.b]
+        at_minus = _end_ratio(self.a, self.b, min(mus), min(nus))
+        at_plus = _end_ratio(self.a, self.b, max(mus), max(nus))
+        ends = (at_minus, at_plus) if self.direction > 0 else (at_plus, at_minus)
+        self.inf, self.sup = (None if r is None else _ratio_end(r) for r in ends)
+        self._constants = {}
+
+    def _prepared(self):
+        """Per-precision ball constants: (w, m / s, m^2 / 2s) per component, and sigma sqrt 2."""
+        prec = flint.ctx.prec
+        if prec not in self._constants:
+            s = self.sigma ** 2
+            def table(weighted):
+                return [(to_arb(w), to_arb(m / s), to_arb(m * m / (2 * s)), to_arb(m))
+                        for w, m in weighted]
+            self._constants[prec] = (table(self.a), table(self.b),
+                                     to_arb(self.sigma) * flint.arb(2).sqrt())
+        return self._constants[prec]
+
+    @staticmethod
+    def _sum(table, y, slope: bool):
+        total = 0
+        dtotal = 0
+        for w, ms, half, _ in table:
+            t = w * (ms * y - half).exp()
+            total += t
+            if slope:
+                dtotal += t * ms
+        return total, dtotal
+
+    def loss(self, y):
+        """L(y) as a ball."""
+        a, b, _ = self._prepared()
+        return (self._sum(a, y, False)[0] / self._sum(b, y, False)[0]).log()
+
+    def _f_and_slope(self, y, x):
+        """F(y) = direction (L(y) - x), increasing in y, and F'(y)."""
+        a, b, _ = self._prepared()
+        p, dp = self._sum(a, y, True)
+        q, dq = self._sum(b, y, True)
+        return self.direction * ((p / q).log() - x), self.direction * (dp / p - dq / q)
+
     def tails(self, side: str, y):
         """(Phi-sum, Phi-bar-sum): sum_i w_i P(Y_i <= y) and sum_i w_i P(Y_i > y) over the
         components of P (``side`` "P") or Q, each tail computed on its own side with erfc
@@ -220,40 +299,80 @@ class GaussianLoss:
             upper += w * up
         return lower, upper
 
-    def boundary(self, x: Fraction, previous=None):
-        """The y with L(y) = x (a ball), or "-inf" / "+inf" when x is at or beyond an end of
-        the loss's range, where {L <= x} is empty or everything."""
-        xb = arb_of(x)
-        below = {1: "-inf", -1: "+inf"}[self.direction]
-        above = {1: "+inf", -1: "-inf"}[self.direction]
-        if self.inf is not None and _compare_log(x, xb, self.inf) <= 0:
-            return below
-        if self.sup is not None and _compare_log(x, xb, self.sup) >= 0:
-            return above
-        return self.root(xb, previous)
 
-    def range_end(self, top: bool, tail: Fraction) -> Optional[Fraction]:
-        """A lattice-free end of the loss range: ln sup (ln inf) when finite, else an x with
-        P(L > x) <= tail (P(L <= x) <= tail)."""
-        ratio = self.sup if top else self.inf
-        if ratio is not None:
-            return _log_bound(ratio, top)
-        mus = [m for _, m in self.a]
-        # L large at y = +inf when increasing, at y = -inf when decreasing
-        up = top == (self.direction > 0)
-        y = arb_of(max(mus) if up else min(mus))
-        step = arb_of(self.sigma)
-        for _ in range(4000):
-            lower, upper = self.tails("P", y)
-            if (upper if up else lower) < arb_of(tail):
-                x = self.loss(y)
-                return _fraction_mid(x.upper() if top else x.lower())
-            y = y + step if up else y - step
-            step *= 2
-        raise ArithmeticError("could not place the end of the loss range")
+class LaplaceLoss(MonotoneLoss):
+    """The privacy loss of Laplace mixtures with one common scale b when one side is a
+    single location: P = sum_i a_i Lap(mu_i, b) against Q = Lap(nu, b) with nu <= every
+    mu_i (L non-decreasing: each e^{(|y - nu| - |y - mu_i|)/b} is), or the mirror images.
+    L is constant for y <= min location and for y >= max location: the two atoms of the
+    privacy loss (NUMERICS, Laplace mixtures), its inf and sup, attained on flat pieces
+    that end at those locations; strictly monotone in between."""
 
-    def cells(self, h: Fraction, first: int, last: int) -> Cells:
-        return gaussian_cells(self, h, first, last)
+    def __init__(self, P: Continuous, Q: Continuous) -> None:
+        scales = {c.scale for _, c in P.components + Q.components}
+        if len(scales) != 1:
+            raise ValueError("brackets need one common scale for all Laplace components")
+        self.scale = scales.pop()
+        self.a = tuple((w, c.loc) for w, c in P.components)
+        self.b = tuple((w, c.loc) for w, c in Q.components)
+        if len(self.a) > 1 and len(self.b) > 1:
+            raise ValueError("brackets need a Laplace pair with a single location on one side")
+        self.direction = _direction(self.a, self.b)
+        self.locations = sorted({m for _, m in self.a + self.b})
+        low, high = self.locations[0], self.locations[-1]
+        left, right = self._flat(low), self._flat(high)
+        self.inf, self.sup = (left, right) if self.direction > 0 else (right, left)
+
+    def _flat(self, y: Fraction) -> LossEnd:
+        """The loss on the flat piece ending at the extreme location y: ln of
+        sum_i a_i e^{-|y - mu_i|/b} / sum_j b_j e^{-|y - nu_j|/b}, exact when both sums have
+        one term (a rational exponent, weights 1)."""
+        def terms(weighted):
+            return [(w, -abs(y - m) / self.scale) for w, m in weighted]
+        num, den = terms(self.a), terms(self.b)
+        exact = None
+        if len(num) == len(den) == 1 and num[0][0] == den[0][0] == 1:
+            exact = num[0][1] - den[0][1]
+
+        def log():
+            def total(ts):
+                return sum((to_arb(w) * to_arb(e).exp() for w, e in ts), flint.arb(0))
+            return (total(num) / total(den)).log()
+        return LossEnd(log, exact, y)
+
+    def _density(self, weighted, y, slope: bool):
+        total = flint.arb(0)
+        dtotal = flint.arb(0)
+        b = to_arb(self.scale)
+        for w, m in weighted:
+            d = y - to_arb(m)
+            t = to_arb(w) * (-abs(d) / b).exp()
+            total += t
+            if slope:
+                dtotal -= t * (1 if d.mid() > 0 else -1) / b
+        return total, dtotal
+
+    def loss(self, y):
+        """L(y) as a ball."""
+        return (self._density(self.a, y, False)[0] / self._density(self.b, y, False)[0]).log()
+
+    def _f_and_slope(self, y, x):
+        """F(y) = direction (L(y) - x) and its derivative (one-sided at a location)."""
+        p, dp = self._density(self.a, y, True)
+        q, dq = self._density(self.b, y, True)
+        return self.direction * ((p / q).log() - x), self.direction * (dp / p - dq / q)
+
+    def tails(self, side: str, y):
+        """(sum_i w_i P(Y_i <= y), sum_i w_i P(Y_i > y)) by exact exponentials
+        (``engines.arb``); y may be "-inf" / "+inf"."""
+        if isinstance(y, str):
+            return (flint.arb(0), flint.arb(1)) if y == "-inf" else (flint.arb(1), flint.arb(0))
+        lower = flint.arb(0)
+        upper = flint.arb(0)
+        for w, m in (self.a if side == "P" else self.b):
+            lower += to_arb(w) * laplace_lower(m, self.scale, y)
+            upper += to_arb(w) * laplace_upper(m, self.scale, y)
+        return lower, upper
 
 
 def _end_ratio(a, b, mu, nu) -> Optional[Fraction]:
@@ -264,20 +383,10 @@ def _end_ratio(a, b, mu, nu) -> Optional[Fraction]:
     return sum(w for w, m in a if m == mu) / sum(w for w, m in b if m == nu)
 
 
-def _compare_log(x: Fraction, xb, ratio: Fraction) -> int:
-    """sign(x - ln ratio), exactly: ln of a rational other than 1 is irrational, so the
-    balls separate once the precision suffices."""
-    if ratio == 1:
-        return (x > 0) - (x < 0)
-    extra = 0
-    while True:
-        with flint.ctx.workprec(flint.ctx.prec + extra):
-            d = arb_of(x) - arb_of(ratio).log()
-            if d > 0:
-                return 1
-            if d < 0:
-                return -1
-        extra += 64
+def _ratio_end(ratio: Fraction) -> LossEnd:
+    """The limit ln(ratio) of a Gaussian loss (not attained); rational only when ratio = 1
+    (ln of any other rational is irrational)."""
+    return LossEnd(lambda: to_arb(ratio).log(), Fraction(0) if ratio == 1 else None)
 
 
 def _interval_mass(lo_tails, hi_tails):
@@ -291,9 +400,10 @@ def _interval_mass(lo_tails, hi_tails):
     return 1 - l0 - u1
 
 
-def gaussian_cells(loss: GaussianLoss, h: Fraction, first: int, last: int) -> Cells:
-    """Cells (x_j, x_{j+1}], first <= j < last, x_j = j h, of a monotone Gaussian-mixture
-    loss, with the tails {L <= x_first} and {L > x_last}."""
+def monotone_cells(loss: MonotoneLoss, h: Fraction, first: int, last: int) -> Cells:
+    """Cells (x_j, x_{j+1}], first <= j < last, x_j = j h, of a monotone loss, with the
+    tails {L <= x_first} and {L > x_last}: masses between the y where L crosses the
+    lattice points (``boundary``), as differences of tails on their own side."""
     ends = []
     previous = None
     for j in range(first, last + 1):
@@ -317,7 +427,7 @@ def gaussian_cells(loss: GaussianLoss, h: Fraction, first: int, last: int) -> Ce
 
 def _log_bound(ratio: Fraction, top: bool) -> Fraction:
     """A rational at or above (top) / at or below ln(ratio)."""
-    x = arb_of(ratio).log()
+    x = to_arb(ratio).log()
     return _fraction_mid(x.upper() if top else x.lower())
 
 
@@ -358,13 +468,13 @@ class DiscreteLoss:
         for r, mp_, mq in self.atoms:
             j = _cell_index(r, h)
             if j < first:
-                left = [left[0] + arb_of(mp_), left[1] + arb_of(mq)]
+                left = [left[0] + to_arb(mp_), left[1] + to_arb(mq)]
             elif j >= last:
-                right = [right[0] + arb_of(mp_), right[1] + arb_of(mq)]
+                right = [right[0] + to_arb(mp_), right[1] + to_arb(mq)]
             else:
-                P[j - first] += arb_of(mp_)
-                Q[j - first] += arb_of(mq)
-        return Cells(h, first, P, Q, tuple(left), tuple(right), arb_of(self.infinite))
+                P[j - first] += to_arb(mp_)
+                Q[j - first] += to_arb(mq)
+        return Cells(h, first, P, Q, tuple(left), tuple(right), to_arb(self.infinite))
 
 
 def _cell_index(r: Fraction, h: Fraction) -> int:
@@ -374,18 +484,25 @@ def _cell_index(r: Fraction, h: Fraction) -> int:
     extra = 0
     while True:
         with flint.ctx.workprec(flint.ctx.prec + extra):
-            t = arb_of(r).log() / arb_of(h)
+            t = to_arb(r).log() / to_arb(h)
             lo, hi = t.lower().floor(), t.upper().floor()
             if lo == hi and not t.contains_integer():
                 return int(_fraction_mid(lo))
         extra += 64
 
 
-def loss_of(pair):
-    """The loss object of a one-step pair (Gaussian mixtures or discrete)."""
+def loss_of(pair) -> object:
+    """The loss of a one-step pair: discrete, or Gaussian / Laplace mixtures with one common
+    sigma / scale and a monotone loss."""
     if pair.is_discrete:
         return DiscreteLoss(pair.P, pair.Q)
-    return GaussianLoss(pair.P, pair.Q)
+    family = supports(pair.P, pair.Q)
+    if family == "gaussian":
+        return GaussianLoss(pair.P, pair.Q)
+    if family == "laplace":
+        return LaplaceLoss(pair.P, pair.Q)
+    raise ValueError("brackets need discrete pairs or Gaussian (Laplace) mixtures with one "
+                     "common sigma (scale); this pair mixes families or scales")
 
 
 def one_step_cells(step, h: Fraction, tail: Fraction, top: Optional[Fraction] = None) -> Cells:
@@ -399,5 +516,5 @@ def one_step_cells(step, h: Fraction, tail: Fraction, top: Optional[Fraction] = 
         high = min(high, top)
     first = math.floor(low / h)
     last = max(math.ceil(high / h), first + 1)
-    parts = [(arb_of(w), loss.cells(h, first, last)) for w, loss in losses]
+    parts = [(to_arb(w), loss.cells(h, first, last)) for w, loss in losses]
     return parts[0][1] if len(parts) == 1 else add_cells(parts)
