@@ -36,7 +36,7 @@ from ..distributions import Continuous
 from ..pairs import Pair
 from .arb import acb, arb, balls, flint, mass, pdf, to_arb
 from .expsum import BallBeta, ExactBeta, ExpSum
-from .onestep import _signed_weights, supports
+from .onestep import _signed_weights, by_family
 
 __all__ = ["CertifiedPair", "certified_pair", "Root"]
 
@@ -469,10 +469,5 @@ def certified_pair(pair: Pair) -> CertifiedPair:
     if pair.is_discrete:
         raise ValueError("certified mode is for continuous pairs; discrete pairs are exact "
                          "already (refacct.hockey_stick returns .exact)")
-    kind = supports(pair.P, pair.Q)
-    if kind == "gaussian":
-        return GaussianPair(pair.P, pair.Q)
-    if kind == "laplace":
-        return LaplacePair(pair.P, pair.Q)
-    raise ValueError("certified mode supports Gaussian mixtures with one common sigma or "
-                     f"Laplace mixtures with one common scale, got {pair.P!r} vs {pair.Q!r}")
+    return by_family(pair.P, pair.Q, {"gaussian": GaussianPair, "laplace": LaplacePair},
+                     "certified mode")

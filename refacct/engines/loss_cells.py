@@ -43,7 +43,7 @@ import flint
 
 from ..distributions import Continuous
 from .arb import laplace_lower, laplace_upper, to_arb
-from .onestep import supports
+from .onestep import by_family
 
 __all__ = ["Cells", "LossEnd", "MonotoneLoss", "GaussianLoss", "LaplaceLoss", "DiscreteLoss",
            "loss_of", "one_step_cells", "add_cells"]
@@ -496,13 +496,8 @@ def loss_of(pair) -> object:
     sigma / scale and a monotone loss."""
     if pair.is_discrete:
         return DiscreteLoss(pair.P, pair.Q)
-    family = supports(pair.P, pair.Q)
-    if family == "gaussian":
-        return GaussianLoss(pair.P, pair.Q)
-    if family == "laplace":
-        return LaplaceLoss(pair.P, pair.Q)
-    raise ValueError("brackets need discrete pairs or Gaussian (Laplace) mixtures with one "
-                     "common sigma (scale); this pair mixes families or scales")
+    return by_family(pair.P, pair.Q, {"gaussian": GaussianLoss, "laplace": LaplaceLoss},
+                     "brackets (besides discrete pairs)")
 
 
 def one_step_cells(step, h: Fraction, tail: Fraction, top: Optional[Fraction] = None) -> Cells:

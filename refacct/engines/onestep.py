@@ -28,7 +28,7 @@ from ..distributions import Continuous, Gaussian, Laplace, numeric
 from ..exact import to_mpf
 from .crossings import general_positive_intervals
 
-__all__ = ["OneStep", "onestep", "supports"]
+__all__ = ["OneStep", "onestep", "supports", "by_family"]
 
 
 def supports(P: Continuous, Q: Continuous) -> Optional[str]:
@@ -39,6 +39,17 @@ def supports(P: Continuous, Q: Continuous) -> Optional[str]:
     if all(isinstance(c, Laplace) for c in comps) and len({c.scale for c in comps}) == 1:
         return "laplace"
     return None
+
+
+def by_family(P: Continuous, Q: Continuous, makers: dict, purpose: str):
+    """``makers[family](P, Q)`` for the closed-form family of the pair (``supports``), or a
+    ValueError saying that ``purpose`` needs Gaussian mixtures with one sigma or Laplace
+    mixtures with one scale."""
+    family = supports(P, Q)
+    if family not in makers:
+        raise ValueError(f"{purpose} supports Gaussian mixtures with one common sigma or "
+                         f"Laplace mixtures with one common scale, got {P!r} vs {Q!r}")
+    return makers[family](P, Q)
 
 
 def _signed_weights(P: Continuous, Q: Continuous, attr: str):
