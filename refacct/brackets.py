@@ -25,6 +25,7 @@ loss (``engines.loss_cells``) and discrete pairs.
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -113,14 +114,20 @@ def _evaluate(factors: Sequence[Bracketed], plan: _Plan) -> _Pass:
     """Upper and lower measures of the composition on ``plan``'s lattice and window."""
     start = time.perf_counter()
     sides = {}
-    with flint.ctx.workprec(plan.prec):
-        window = plan.window()
-        for f in factors:
-            cells = one_step_cells(f.step, plan.h, plan.tail, plan.hi)
-            for side, make in (("upper", lattice.upper_measure), ("lower", lattice.lower_measure)):
-                part = lattice.power(make(cells), f.count, window)
-                sides[side] = part if side not in sides else \
-                    lattice.product(sides[side], part, window)
+    threads = flint.ctx.threads
+    flint.ctx.threads = max(threads, os.cpu_count() or 1)  # restored below
+    try:
+        with flint.ctx.workprec(plan.prec):
+            window = plan.window()
+            for f in factors:
+                cells = one_step_cells(f.step, plan.h, plan.tail, plan.hi)
+                for side, make in (("upper", lattice.upper_measure),
+                                   ("lower", lattice.lower_measure)):
+                    part = lattice.power(make(cells), f.count, window)
+                    sides[side] = part if side not in sides else \
+                        lattice.product(sides[side], part, window)
+    finally:
+        flint.ctx.threads = threads
     return _Pass(plan, sides["upper"], sides["lower"], time.perf_counter() - start)
 
 

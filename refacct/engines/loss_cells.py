@@ -509,7 +509,7 @@ def one_step_cells(step, h: Fraction, tail: Fraction, top: Optional[Fraction] = 
     high = max(loss.range_end(True, tail) for _, loss in losses)
     if top is not None:
         high = min(high, top)
-    first = math.floor(low / h)
+    first = math.floor(low / h) - 1  # strictly below an atom at the infimum
     last = max(math.ceil(high / h), first + 1)
     parts = [(to_arb(w), loss.cells(h, first, last)) for w, loss in losses]
     return parts[0][1] if len(parts) == 1 else add_cells(parts)
