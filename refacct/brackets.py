@@ -381,15 +381,21 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
 
 def _mechanism(mech, values, many: bool, bracket, kind: str):
     """Brackets of every term of a catalogue entry, maximised per query (001 Sec. 5).  A
-    scout (h = 2^-8) of every term first finds the largest lower end, below which no term
-    needs relative precision (``floor``)."""
+    scout (h = 2^-8) of every term comes first: a term whose scout bracket lies below
+    another's for every query cannot attain the maximum and keeps its scout bracket; for
+    delta, the largest lower end is also a floor below which no term needs relative
+    precision."""
     from .mechanisms import curves
-    below = 0
-    if kind == "delta" and len(mech.terms) > 1:
+    labels = [label for label, _ in mech.terms]
+    if len(mech.terms) == 1:
+        per_term = [(labels[0], bracket(mech.terms[0][1]))]
+    else:
         scouts = [bracket(term, 8) for _, term in mech.terms]
-        below = min(max(r[i].lower for r in scouts) for i in range(len(values)))
-    per_term = [(label, bracket(term, below=_fraction_below(below)))
-                for label, term in mech.terms]
+        best = [max(s[i].lower for s in scouts) for i in range(len(values))]
+        below = _fraction_below(min(best)) if kind == "delta" else Fraction(0)
+        per_term = [(label, scout if all(scout[i].upper < best[i] for i in range(len(values)))
+                     else bracket(term, below=below))
+                    for label, (_, term), scout in zip(labels, mech.terms, scouts)]
     combine = curves.maximum if kind == "delta" else curves.maximum_epsilon
     results = [combine([(label, res[i]) for label, res in per_term], mech.bound)
                for i in range(len(values))]
