@@ -10,6 +10,7 @@
                     --relation add|remove|add-remove|substitution|zero-out|replace-one
                     [--steps K] [--group K] --eps ... | --alpha ...  [--digits] [--json]
     refacct epsilon gaussian|laplace|rr ... --delta ...
+    refacct delta|epsilon ... [--bracket] [--width W]   (proven brackets, refacct.brackets)
     refacct reproduce [--markdown results/reproduce.md] [--digits 20]
     refacct validate [--accountant NAME|module:function ...] [--cases PATTERN ...]
                      [--format table|json|markdown]          (``refacct.validation``)
@@ -19,6 +20,13 @@ SPEC.json is a pair specification (``refacct.spec``; ``-`` reads it from stdin);
 name builds the pair(s) from the catalogue (``refacct.mechanisms``), and the records add
 "attained_by" (the direction or term giving the maximum) and "bound" (tight / upper /
 lower).  Numbers on the command line are exact rationals ("1/2", "0.1", "1e-6").
+
+Which engine answers is ``refacct.routing``'s rule: continuous pairs composed more than 3
+times and discrete pairs composed more than 10^4 times (``--steps``, or a spec's
+"steps" and factors) go to the proven brackets of ``refacct.brackets``, as does
+``--bracket``; their records carry "lower", "upper" and "proven", and the method says
+"proven bracket".  ``--width W`` sets the bracket's target width (relative for delta,
+absolute for eps; default 1/100).  ``--steps`` is at most 10^5.
 
 Exit status: 0 success; 1 ``reproduce`` found a row whose verdict differs from the expected
 one, ``validate`` found an unsound or failed answer, ``cases --check`` found drift, or a
@@ -35,14 +43,15 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from . import __version__, mechanisms
-from .exact import probability, rational
+from . import __version__, mechanisms, routing
+from .exact import positive, probability, rational
 from .hockey import MAX_DIGITS, delta, epsilon, hockey_stick
 from .reproduce import (digits_text, format_bound, render_markdown, render_text,
                         run_all)
 from .result import DeltaResult, EpsilonResult, format_mpf
 from .spec import SpecError, load_pair, load_pair_file, loads
 from .validation import command as validation_command
+from .validation.recompute import directed_text
 
 __all__ = ["main", "build_parser", "DEFAULT_MARKDOWN"]
 
@@ -98,7 +107,10 @@ def _mechanism_options(p) -> None:
     m.add_argument("--relation", choices=mechanisms.RELATIONS, metavar="REL",
                    help=f"{', '.join(mechanisms.RELATIONS)} (default add-remove; zero-out "
                         "for deterministic and shuffle)")
-    m.add_argument("--steps", type=_count, default=1, metavar="K", help="compositions (default 1)")
+    m.add_argument("--steps", type=_count, default=1, metavar="K",
+                   help=f"compositions (default 1, at most {routing.MAX_STEPS}); beyond "
+                        f"{routing.QUADRATURE_MAX_STEPS} (continuous) or "
+                        f"{routing.EXACT_MAX_STEPS} (discrete) a proven bracket answers")
     m.add_argument("--group", type=_count, metavar="K", help="group size (003), default 1")
     m.add_argument("--exact-shuffle", action="store_true",
                    help="shuffle, steps <= 3: H of 002's pair (P_S, Q_S) itself, both orders, "
@@ -126,6 +138,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--certified", action="store_true",
                        help="proven enclosures with python-flint (refacct.certified): one step "
                             "and k = 2 of Gaussian / Laplace mixture pairs")
+        p.add_argument("--bracket", action="store_true",
+                       help="a proven bracket (refacct.brackets) whatever the steps; taken "
+                            "by itself beyond 3 compositions of a continuous pair or 10^4 "
+                            "of a discrete one")
+        p.add_argument("--width", metavar="W",
+                       help="target width of a proven bracket: relative for delta, "
+                            "absolute for eps (default 1/100)")
         _mechanism_options(p)
 
     d = sub.add_parser("delta", help="delta(eps) = H_{e^eps}(P || Q), or H_alpha(P || Q)",
@@ -183,29 +202,62 @@ _MECHANISM_ONLY = ("sigma", "scale", "p", "sensitivity", "q", "n", "batch", "p_s
                    "max_batch", "group")
 
 
-def _target(args):
-    """The pair of --pair, or the catalogue entry of MECHANISM (exactly one of them)."""
+def _route(args) -> routing.Route:
+    """The pair of --pair or the catalogue entry of MECHANISM (exactly one of them), and
+    which engine answers (``refacct.routing``)."""
     if args.pair is None and args.mechanism is None:
         raise InputError("the following arguments are required: --pair (or a MECHANISM: "
                          f"{', '.join(mechanisms.FAMILIES)})")
     if args.pair is not None and args.mechanism is not None:
         raise InputError("give either --pair SPEC.json or a MECHANISM, not both")
+    if args.certified and (args.bracket or args.width is not None):
+        raise InputError("--certified and --bracket / --width are two different methods: "
+                         "give one")
+    if args.width is not None:
+        positive(args.width, "--width")
     if args.pair is not None:
         used = [k for k in _MECHANISM_ONLY if getattr(args, k) is not None]
         if (used or args.sampling != "none" or args.steps != 1 or args.relation is not None
                 or args.exact_shuffle):
             raise InputError("mechanism options (--sampling, --q, ...) need a MECHANISM, "
                              "not --pair")
-        return _load(args.pair)
+        pair = _load(args.pair)
+        route = (routing.Route(pair, 1, False, "--certified") if args.certified
+                 else routing.route_pair(pair, args.bracket))
+    else:
+        route = _mechanism_route(args)
+    if args.width is not None and not route.bracket:
+        raise InputError("--width sets the width of a proven bracket; this query goes to the "
+                         "standard engines (add --bracket)")
+    return route
+
+
+def _mechanism_route(args) -> routing.Route:
     if args.exact_shuffle and args.sampling != "shuffle":
         raise InputError("--exact-shuffle needs --sampling shuffle")
+    if args.steps > routing.MAX_STEPS:
+        raise InputError(f"--steps must be <= {routing.MAX_STEPS} (the range of the proven "
+                         f"brackets), got {args.steps}")
     base = mechanisms.base_mechanism(args.mechanism, sigma=args.sigma, scale=args.scale,
                                      p=args.p, sensitivity=args.sensitivity)
     relation = args.relation or ("zero-out" if args.sampling in ("deterministic", "shuffle")
                                  else "add-remove")
-    return mechanisms.build(base, args.sampling, relation, steps=args.steps,
-                            group=args.group, q=args.q, n=args.n, batch=args.batch,
-                            p_sample=args.p_sample, max_batch=args.max_batch)
+
+    def make(steps: int):
+        return mechanisms.build(base, args.sampling, relation, steps=steps,
+                                group=args.group, q=args.q, n=args.n, batch=args.batch,
+                                p_sample=args.p_sample, max_batch=args.max_batch)
+    if args.certified:
+        return routing.Route(make(args.steps), 1, False, "--certified")
+    return routing.route_entry(make, args.steps, args.bracket)
+
+
+def _bracketed(route: routing.Route, kind: str, queries: Sequence[str], width):
+    """Proven brackets for every query at once; the engine's refusal is bad input."""
+    try:
+        return routing.bracket(route, kind, queries, width)
+    except ValueError as exc:
+        raise InputError(f"proven-bracket path ({route.reason}): {exc}") from None
 
 
 def _certified(target):
@@ -248,7 +300,7 @@ def _epsilon_of(target, query: str, digits: int, certified: bool = False):
 
 
 def _cmd_delta(args) -> int:
-    target = _target(args)
+    route = _route(args)
     if args.alpha is not None:
         key, queries = "alpha", args.alpha
         for a in queries:  # check every query before the first (possibly slow) evaluation
@@ -258,8 +310,14 @@ def _cmd_delta(args) -> int:
         key, queries = "eps", args.eps
         for e in queries:
             rational(e, "eps")
-    results = [_delta_of(target, key, q, args.digits, args.exact_shuffle, args.certified)
-               for q in queries]
+    if route.bracket:
+        if key == "alpha":
+            raise InputError(f"--alpha has no proven-bracket path ({route.reason}); ask "
+                             "--eps")
+        results = _bracketed(route, "delta", queries, args.width)
+    else:
+        results = [_delta_of(route.target, key, q, args.digits, args.exact_shuffle,
+                             args.certified) for q in queries]
     records = [_delta_record(key, q, r, args.digits) for q, r in zip(queries, results)]
     value_name = "delta" if key == "eps" else "H_alpha"
     _print(args, records, key, "delta", value_name)
@@ -269,10 +327,14 @@ def _cmd_delta(args) -> int:
 def _cmd_epsilon(args) -> int:
     if args.exact_shuffle:
         raise InputError("--exact-shuffle is for delta only")
-    target = _target(args)
+    route = _route(args)
     for d in args.delta:
         probability(d, "delta")
-    results = [_epsilon_of(target, d, args.digits, args.certified) for d in args.delta]
+    if route.bracket:
+        results = _bracketed(route, "epsilon", args.delta, args.width)
+    else:
+        results = [_epsilon_of(route.target, d, args.digits, args.certified)
+                   for d in args.delta]
     records = [_epsilon_record(q, r, args.digits) for q, r in zip(args.delta, results)]
     _print(args, records, "delta_target", "eps", "eps")
     return 0
@@ -301,16 +363,34 @@ def _cmd_reproduce(args) -> int:
 # --- records and printing --------------------------------------------------------------
 
 def _delta_record(key: str, query: str, r: DeltaResult, digits: int) -> dict:
-    record = {key: query, "delta": format_mpf(r.value, digits),
+    shown = _shown_digits(r, digits)
+    record = {key: query, "delta": format_mpf(r.value, shown),
               "abs_error": format_bound(r.abs_error),
               "verified_digits": digits_text(r, digits), "method": r.method}
     if r.exact is not None:
         record["exact"] = str(r.exact)
     if r.exact_form is not None:
         record["exact_form"] = {"A": str(r.exact_form[0]), "B": str(r.exact_form[1])}
-    if r.proven:
+    return _catalogue_fields(_proven_fields(record, r, shown), r)
+
+
+def _shown_digits(r, digits: int) -> int:
+    """Digits printed: ``digits``, or for a proven enclosure at most 3 beyond the verified
+    ones (a bracket 1e-3 wide has no 20 meaningful digits)."""
+    if getattr(r, "enclosure", None) is None or r.verified_digits is None:
+        return digits
+    return min(digits, max(r.verified_digits, 1) + 3)
+
+
+def _proven_fields(record: dict, r, shown: int) -> dict:
+    """"lower" / "upper" (rounded outward to ``shown`` digits, so they still enclose the
+    truth) and "proven" of a result with an enclosure."""
+    if getattr(r, "enclosure", None) is not None:
+        record["lower"] = directed_text(r.lower, shown, up=False)
+        record["upper"] = directed_text(r.upper, shown, up=True)
+    if getattr(r, "proven", False):
         record["proven"] = True
-    return _catalogue_fields(record, r)
+    return record
 
 
 def _catalogue_fields(record: dict, r) -> dict:
@@ -325,14 +405,13 @@ def _catalogue_fields(record: dict, r) -> dict:
 
 
 def _epsilon_record(query: str, r: EpsilonResult, digits: int) -> dict:
-    record = {"delta_target": query, "eps": format_mpf(r.value, digits),
+    shown = _shown_digits(r, digits)
+    record = {"delta_target": query, "eps": format_mpf(r.value, shown),
               "abs_error": format_bound(r.abs_error),
               "verified_digits": digits_text(r, digits), "method": r.method}
     if r.exact_form is not None:
         record["exact_form"] = {"A": str(r.exact_form[0]), "B": str(r.exact_form[1])}
-    if r.proven:
-        record["proven"] = True
-    return _catalogue_fields(record, r)
+    return _catalogue_fields(_proven_fields(record, r, shown), r)
 
 
 def _print(args, records: List[dict], key: str, value_key: str, value_name: str) -> None:
@@ -340,12 +419,16 @@ def _print(args, records: List[dict], key: str, value_key: str, value_name: str)
         print(json.dumps(records, indent=2))
         return
     has_exact = any("exact" in r for r in records)
+    ends = ["lower", "upper", "proven"] if any("lower" in r for r in records) else []
     extra = [k for k in ("bound", "attained_by") if any(k in r for r in records)]
     header = [key, value_name, "± bound", "verified digits"] + (["exact"] if has_exact else []) \
-        + [{"bound": "tight/upper/lower", "attained_by": "attained by"}[k] for k in extra] + ["method"]
+        + ends + [{"bound": "tight/upper/lower", "attained_by": "attained by"}[k] for k in extra] \
+        + ["method"]
     rows = [[r[key], r[value_key], r["abs_error"], r["verified_digits"]]
-            + ([r.get("exact", "")] if has_exact else []) + [r.get(k, "") for k in extra]
-            + [r["method"]] for r in records]
+            + ([r.get("exact", "")] if has_exact else [])
+            + ([r.get("lower", ""), r.get("upper", ""), "yes" if r.get("proven") else ""]
+               if ends else [])
+            + [r.get(k, "") for k in extra] + [r["method"]] for r in records]
     print(_table([h.replace("±", "+-") for h in header], rows))
 
 

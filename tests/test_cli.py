@@ -364,3 +364,32 @@ def test_console_script_subprocess(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)[0]["exact"] == "1/8"
+
+
+# --- many steps: the proven-bracket path ----------------------------------------------------
+
+def test_pair_spec_with_many_steps_gets_a_proven_bracket(capsys, write):
+    """A spec composed 4 times (beyond quadrature's 3): N(0, 4)^4 vs N(1, 4)^4 is N(0, 1) vs
+    N(1, 1), so the closed-form delta (002 Prop. 3.1) at the printed eps ends straddles the
+    target: delta(lower) >= 1e-3 >= delta(upper)."""
+    path = write({"P": [gauss(0, 2)], "Q": [gauss(1, 2)], "steps": 4})
+    r, = run_json(capsys, "epsilon", "--pair", path, "--delta", "1e-3")
+    assert r["proven"] is True and r["method"].startswith("proven bracket")
+    assert "attained_by" not in r   # a plain pair, not a catalogue entry
+    with mp.workdps(40):
+        lower, upper = mp.mpf(r["lower"]), mp.mpf(r["upper"])
+        assert gaussian_delta(lower, 1, 1) >= mp.mpf("1e-3") >= gaussian_delta(upper, 1, 1)
+        assert upper - lower <= mp.mpf("0.0101")
+
+
+@pytest.mark.parametrize("spec, fragment", [
+    ({"P": [gauss(0, 1)], "Q": [gauss(1, 2)], "steps": 4},
+     "proven-bracket path (a continuous pair composed 4 > 3 times (beyond quadrature)): "),
+    ({"P": [gauss(0, 1)], "Q": [gauss(1, 1)], "steps": 200000},
+     "steps must be <= 100000 (the range of the proven brackets), got 200000"),
+])
+def test_pair_spec_beyond_the_brackets_exits_2(capsys, write, spec, fragment):
+    """Two sigmas in one pair are outside the brackets' pairs (the engine's message names
+    what they take); more than 10^5 compositions are outside their range."""
+    status, out, err = run(capsys, "delta", "--pair", write(spec), "--eps", "1")
+    assert_one_line_error(status, out, err, fragment)

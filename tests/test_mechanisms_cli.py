@@ -99,9 +99,84 @@ def test_exact_shuffle_is_at_least_eq_7_and_balle_wang_at_one_step(capsys):
       "--exact-shuffle", "--eps", "1"], "--exact-shuffle needs --sampling shuffle"),
     (["delta", "laplace", "--scale", "1", "--sampling", "shuffle", "--eps", "1"],
      "gaussian under zero-out"),
+    # the proven-bracket path (refacct.routing)
+    (["delta", "gaussian", "--sigma", "1", "--steps", "100001", "--eps", "1"],
+     "--steps must be <= 100000"),
+    (["delta", "gaussian", "--sigma", "1", "--sampling", "poisson", "--q", "1/10", "--steps",
+      "10", "--alpha", "2"], "--alpha has no proven-bracket path (a continuous pair composed 10"),
+    (["delta", "gaussian", "--sigma", "1", "--width", "1/10", "--eps", "1"],
+     "--width sets the width of a proven bracket"),
+    (["delta", "gaussian", "--sigma", "1", "--bracket", "--width", "0", "--eps", "1"],
+     "--width must be > 0"),
+    (["delta", "gaussian", "--sigma", "1", "--certified", "--bracket", "--eps", "1"],
+     "--certified and --bracket"),
+    (["delta", "gaussian", "--sigma", "1", "--sampling", "wor", "--n", "10", "--batch", "1",
+      "--relation", "substitution", "--steps", "50", "--eps", "1"], "51 terms mixing the orders"),
+    (["delta", "gaussian", "--sigma", "0.4", "--sampling", "shuffle", "--bracket", "--eps", "1"],
+     "shuffling has no proven-bracket path"),
+    (["epsilon", "gaussian", "--sigma", "1", "--bracket", "--delta", "0"],
+     "delta must lie in (0, 1)"),
 ])
 def test_bad_mechanism_input_exits_2_with_one_line(capsys, argv, fragment):
     status, out, err = run(capsys, *argv)
     assert status == 2 and out == ""
     assert err.startswith("refacct: error: ") and err.count("\n") == 1
     assert fragment in err, err
+
+
+# --- many steps: the proven-bracket path (refacct.routing, refacct.brackets) ----------------
+
+def test_many_steps_go_to_a_proven_bracket(capsys):
+    """Four steps of N(1, 4) vs N(0, 4) (beyond quadrature's 3) are N(0, 1) vs N(1, 1):
+    the Balle-Wang closed form with m = sqrt(4) / 2 = 1 lies in every printed bracket."""
+    records = run_json(capsys, "delta", "gaussian", "--sigma", "2", "--relation", "add",
+                       "--steps", "4", "--eps", "1", "2")
+    with mp.workdps(40):
+        for r, eps in zip(records, (1, 2)):
+            assert r["proven"] is True and r["method"].startswith("proven bracket: lattice")
+            assert mp.mpf(r["lower"]) <= balle_wang(eps, 1) <= mp.mpf(r["upper"])
+            assert mp.mpf(r["upper"]) - mp.mpf(r["lower"]) <= mp.mpf(r["lower"]) / 100
+            assert r["attained_by"] == "add" and r["bound"] == "tight"
+
+
+def test_bracket_forced_at_one_step_against_randomized_response(capsys):
+    """--bracket at one step of RR p = 3/4 (P = (3/4, 1/4), Q = (1/4, 3/4)):
+    delta(1/2) = 3/4 - e^{1/2} / 4 and eps(1/10) = ln((3/4 - 1/10) / (1/4)) = ln 2.6, the
+    latter to the requested absolute width 1/1000 (plus the outward rounding of the ends)."""
+    d, = run_json(capsys, "delta", "rr", "--p", "3/4", "--bracket", "--eps", "1/2")
+    status, out, err = run(capsys, "epsilon", "rr", "--p", "3/4", "--bracket", "--width",
+                           "1/1000", "--delta", "1/10")
+    assert status == 0 and err == ""
+    header, rule, row = out.splitlines()
+    assert header.split()[6:9] == ["lower", "upper", "proven"]  # "+- bound", "verified digits"
+    lower, upper, proven = row.split()[4:7]
+    with mp.workdps(30):
+        assert mp.mpf(d["lower"]) <= mp.mpf(3) / 4 - mp.exp(mp.mpf(1) / 2) / 4 <= mp.mpf(d["upper"])
+        assert mp.mpf(lower) <= mp.log(mp.mpf("2.6")) <= mp.mpf(upper) and proven == "yes"
+        assert mp.mpf(upper) - mp.mpf(lower) <= mp.mpf("0.00101")
+
+
+def test_routing_passes_the_one_step_entry_steps_and_width(capsys, monkeypatch):
+    """The command line hands the brackets the 1-step entry, T and --width (relative for
+    delta, absolute for eps), every query in one call; discrete pairs go there beyond 10^4
+    steps.  The engine itself is replaced: only the routing is under test."""
+    import refacct.brackets as brackets
+    calls = []
+
+    def fake(kind):
+        def run(target, values, steps, **options):
+            calls.append((kind, target, values, steps, options))
+            raise ValueError("stop here")
+        return run
+    monkeypatch.setattr(brackets, "delta_bracket", fake("delta"))
+    monkeypatch.setattr(brackets, "epsilon_bracket", fake("epsilon"))
+    status, _, err = run(capsys, "delta", "rr", "--p", "3/4", "--steps", "10001",
+                         "--width", "1/1000", "--eps", "1", "2")
+    assert status == 2 and "proven-bracket path (a discrete pair composed 10001 > 10000" in err
+    status, _, err = run(capsys, "epsilon", "gaussian", "--sigma", "1", "--sampling", "poisson",
+                         "--q", "1e-3", "--steps", "100000", "--delta", "1e-5")
+    assert status == 2 and "stop here" in err
+    (k1, t1, v1, s1, o1), (k2, t2, v2, s2, o2) = calls
+    assert (k1, v1, s1, o1) == ("delta", ["1", "2"], 10001, {"rel_width": "1/1000"})
+    assert (k2, v2, s2, o2) == ("epsilon", ["1e-5"], 100000, {})
+    assert "1 step(s)" in t1.description and "1 step(s)" in t2.description

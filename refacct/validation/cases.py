@@ -19,6 +19,13 @@ truth|: refacct's own bound plus the rounding of the stored digits, rounded up),
 ``verified_digits``, ``exact`` (the rational when there is one), ``method``, ``attained_by``
 and ``bound`` (tight / upper / lower: what the reference is, README "Mechanism catalogue").
 
+Cases with many steps (beyond the standard engines: ``refacct.routing``) store a *proven
+bracket* (``refacct.brackets``): the reference then also carries ``lower`` and ``upper``
+(the bracket's ends rounded outward to the case's ``digits``) and ``"proven": true``; the
+truth lies in [lower, upper], and ``value`` / ``abs_error`` are its midpoint and a
+half-width covering it.  Such a case may set ``bracket_width``: the bracket's target width,
+relative for delta queries and absolute (in eps) for eps queries (default 1/100).
+
 References are written only by ``python -m refacct.validation.recompute --write``; the same
 command without ``--write`` (``--check``) recomputes them and fails on any drift.
 """
@@ -37,7 +44,7 @@ from ..mechanisms import Dominated, base_mechanism, build
 from ..result import format_mpf
 
 __all__ = ["KINDS", "Reference", "Query", "Case", "CASES_FILE", "load_cases", "select",
-           "read_catalogue", "list_cases", "case_from_json", "catalogue_path"]
+           "read_catalogue", "list_cases", "case_from_json", "catalogue_path", "show_reference"]
 
 KINDS = ("delta", "epsilon", "alpha")
 CASES_FILE = "cases.json"
@@ -46,8 +53,9 @@ _SAMPLING_KEYS = ("q", "n", "batch", "p_sample", "max_batch")
 
 @dataclass(frozen=True)
 class Reference:
-    """refacct's value of one query: the truth lies in [value - abs_error, value +
-    abs_error] (value is +inf when eps(delta) is infinite; then abs_error is 0)."""
+    """refacct's value of one query: the truth lies in [low, high] = [value - abs_error,
+    value + abs_error], or in ``enclosure`` = (lower, upper) when the reference is a proven
+    bracket (``proven``; value is +inf when eps(delta) is infinite; then abs_error is 0)."""
 
     value: Fraction
     abs_error: Fraction
@@ -57,22 +65,27 @@ class Reference:
     bound: str
     exact: Optional[Fraction] = None
     infinite: bool = False
+    enclosure: Optional[Tuple[Fraction, Fraction]] = None
+    proven: bool = False
 
     @classmethod
     def from_json(cls, obj: Mapping) -> "Reference":
         inf = obj["value"] == "inf"
+        ends = None if obj.get("lower") is None else (Fraction(obj["lower"]), Fraction(obj["upper"]))
         return cls(Fraction(0) if inf else Fraction(obj["value"]), Fraction(obj["abs_error"]),
                    str(obj["verified_digits"]), obj["method"], obj["attained_by"],
                    obj["bound"], None if obj.get("exact") is None else Fraction(obj["exact"]),
-                   inf)
+                   inf, ends, bool(obj.get("proven", False)))
 
     @property
     def low(self) -> Fraction:
-        return self.value - self.abs_error
+        """The lower end of the interval holding the truth."""
+        return self.enclosure[0] if self.enclosure else self.value - self.abs_error
 
     @property
     def high(self) -> Fraction:
-        return self.value + self.abs_error
+        """The upper end of the interval holding the truth."""
+        return self.enclosure[1] if self.enclosure else self.value + self.abs_error
 
 
 @dataclass(frozen=True)
@@ -105,6 +118,7 @@ class Case:
     digits: int
     slow: bool
     queries: Tuple[Query, ...] = field(default=())
+    bracket_width: Optional[Fraction] = None
 
     @property
     def family(self) -> str:
@@ -122,12 +136,14 @@ class Case:
         source = self.sampling if key in _SAMPLING_KEYS else self.mechanism
         return rational(source[key], key)
 
-    def entry(self) -> Dominated:
-        """The catalogue entry (``refacct.mechanisms.build``) whose curve the case queries."""
+    def entry(self, steps: Optional[int] = None) -> Dominated:
+        """The catalogue entry (``refacct.mechanisms.build``) whose curve the case queries,
+        or the same mechanism for ``steps`` steps."""
         mech = {k: v for k, v in self.mechanism.items() if k != "family"}
         base = base_mechanism(self.family, **mech)
         options = {k: self.sampling[k] for k in _SAMPLING_KEYS if k in self.sampling}
-        return build(base, self.scheme, self.relation, steps=self.steps,
+        return build(base, self.scheme, self.relation,
+                     steps=self.steps if steps is None else steps,
                      group=None if self.group == 1 else self.group, **options)
 
     def describe(self) -> str:
@@ -153,7 +169,9 @@ def case_from_json(obj: Mapping) -> Case:
     return Case(obj["name"], obj["source"], obj.get("note", ""), dict(obj["mechanism"]),
                 dict(obj["sampling"]), obj["relation"], int(obj["steps"]),
                 int(obj.get("group", 1)), int(obj["digits"]), bool(obj.get("slow", False)),
-                tuple(_query(q) for q in obj["queries"]))
+                tuple(_query(q) for q in obj["queries"]),
+                None if obj.get("bracket_width") is None
+                else rational(obj["bracket_width"], "bracket_width"))
 
 
 def catalogue_path() -> Path:
@@ -180,6 +198,15 @@ def select(cases: Sequence[Case], patterns: Optional[Sequence[str]] = None, *,
     return [c for c in chosen if include_slow or not c.slow]
 
 
+def show_reference(ref: Reference, digits: int, bound_digits: int = 3) -> str:
+    """"value ± bound", "inf", or "[lower, upper] proven" for a proven bracket."""
+    if ref.infinite:
+        return "inf"
+    if ref.enclosure:
+        return f"[{format_mpf(ref.low, digits)}, {format_mpf(ref.high, digits)}] proven"
+    return f"{format_mpf(ref.value, digits)} ± {format_mpf(ref.abs_error, bound_digits)}"
+
+
 def list_cases(cases: Optional[Sequence[Case]] = None) -> str:
     """The ``refacct cases`` listing: name, mechanism, queries with reference values."""
     lines = []
@@ -189,8 +216,8 @@ def list_cases(cases: Optional[Sequence[Case]] = None) -> str:
         for q in case.queries:
             ref = q.reference
             shown = "not computed" if ref is None else (
-                f"{'inf' if ref.infinite else format_mpf(ref.value, 15)} ± {format_mpf(ref.abs_error, 3)}"
-                f"  [{ref.verified_digits} digits, {ref.bound}, {ref.attained_by}]")
+                f"{show_reference(ref, 15)}  [{ref.verified_digits} digits, {ref.bound}, "
+                f"{ref.attained_by}]")
             lines.append(f"    {str(q):<28} {shown}")
     return "\n".join(lines)
 

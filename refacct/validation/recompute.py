@@ -3,15 +3,22 @@
     python -m refacct.validation.recompute [--write] [--cases PATTERN ...] [--quick] [--file PATH]
 
 Without ``--write`` (the check, also ``refacct cases --check``) every selected query is
-recomputed and compared with the stored reference: the stored interval [v - e, v + e] and the
-recomputed one must overlap, i.e. |v_stored - v_new| <= e_stored + e_new (both contain the
+recomputed and compared with the stored reference: the stored interval ([v - e, v + e], or
+[lower, upper] for a proven bracket) and the recomputed one must overlap (both contain the
 truth, so disjoint intervals mean the file or the code is wrong).  Exit 1 on any drift.
 With ``--write`` the recomputed references replace the stored ones (the only way values
-enter ``cases.json``).
+enter ``cases.json``).  ``--quick`` skips the cases marked slow (the proven brackets of
+many steps among them: about 10 s to a minute each).
+
+Each case is computed by the route of ``refacct.routing``: the standard engines, or for many
+steps a proven bracket (``refacct.brackets``, at the case's ``bracket_width``; one
+composition serves all of a case's queries of one kind).
 
 A stored value is the decimal string of refacct's value at the case's ``digits``; its
 ``abs_error`` is refacct's bound plus the rounding |decimal - value|, rounded up to three
-significant digits, all in exact rationals.
+significant digits, all in exact rationals.  A bracket stores its ends rounded outward to
+``digits`` (``lower`` down, ``upper`` up), ``"proven": true``, its midpoint as the value and
+an ``abs_error`` that covers both ends.
 """
 from __future__ import annotations
 
@@ -26,35 +33,73 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import mpmath
 
+from .. import routing
 from ..exact import rational
 from ..mechanisms import delta, epsilon, hockey_stick
 from ..result import format_mpf
-from .cases import Case, Query, Reference, case_from_json, catalogue_path, read_catalogue, select
+from .cases import (Case, Query, Reference, case_from_json, catalogue_path, read_catalogue,
+                    select, show_reference)
 
-__all__ = ["compute", "reference_json", "drift", "recompute", "main"]
+__all__ = ["compute", "compute_all", "reference_json", "drift", "recompute", "main",
+           "round_decimal", "round_up", "directed_text"]
 
 _RUN = {"delta": delta, "epsilon": epsilon, "alpha": hockey_stick}
 
 
 def compute(case: Case, query: Query):
     """refacct's ``MechanismDelta`` / ``MechanismEpsilon`` for one query of ``case``."""
-    return _RUN[query.kind](case.entry(), query.at, digits=case.digits)
+    return compute_all(case, [query])[0]
+
+
+def compute_all(case: Case, queries: Optional[Sequence[Query]] = None) -> List:
+    """refacct's results for ``queries`` (default: all of the case's), in order, by the
+    route of ``refacct.routing`` (module docstring)."""
+    queries = case.queries if queries is None else list(queries)
+    route = routing.route_entry(case.entry, case.steps)
+    if not route.bracket:
+        return [_RUN[q.kind](route.target, q.at, digits=case.digits) for q in queries]
+    results: Dict[int, object] = {}
+    for kind in sorted({q.kind for q in queries}):
+        chosen = [i for i, q in enumerate(queries) if q.kind == kind]
+        found = routing.bracket(route, kind, [queries[i].at for i in chosen], case.bracket_width)
+        results.update(zip(chosen, found))
+    return [results[i] for i in range(len(queries))]
+
+
+def round_decimal(x: Fraction, sig: int = 3, up: bool = True) -> Decimal:
+    """x rounded to ``sig`` significant digits towards +inf (``up``) or -inf, as an exact
+    ``Decimal``; exact rational arithmetic throughout (0 stays 0)."""
+    if x == 0:
+        return Decimal(0)
+    size = abs(x)
+    lead = len(str(size.numerator)) - len(str(size.denominator))  # 10^lead <= 10 |x|
+    if Fraction(10) ** lead > size:
+        lead -= 1
+    unit = Fraction(10) ** (lead - sig + 1)
+    steps = math.ceil(x / unit) if up else math.floor(x / unit)
+    return Decimal(steps).scaleb(lead - sig + 1)
+
+
+def directed_text(x, sig: int, up: bool) -> str:
+    """x (a rational, float or mpf) rounded outward (``up``: towards +inf, else -inf) to
+    ``sig`` significant digits, written as ``format_mpf`` writes numbers (fixed point from
+    1e-4 to 1e8, else scientific); "inf" / "-inf" for infinities."""
+    if mpmath.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    d = round_decimal(rational(x, "x"), sig, up)
+    return format(d, "f") if d == 0 or -4 <= d.adjusted() < 8 else format(d, "e")
 
 
 def round_up(x: Fraction, sig: int = 3) -> str:
     """The smallest decimal with ``sig`` significant digits that is >= x >= 0, as text
-    ("1.68e-20"); exact rational arithmetic throughout."""
-    if x == 0:
-        return "0"
-    lead = len(str(x.numerator)) - len(str(x.denominator))  # 10^lead <= 10 x
-    if Fraction(10) ** lead > x:
-        lead -= 1
-    unit = Fraction(10) ** (lead - sig + 1)
-    return format(Decimal(math.ceil(x / unit)).scaleb(lead - sig + 1), "e")
+    ("1.68e-20")."""
+    return format(round_decimal(x, sig, up=True), "e")
 
 
 def reference_json(case: Case, result) -> Dict:
     """The stored form of a refacct result (see the module docstring)."""
+    if result.proven and result.enclosure is not None:
+        return _bracket_json(case, result)
     value = result.value
     if mpmath.isinf(value):
         text, err = "inf", "0"
@@ -70,20 +115,33 @@ def reference_json(case: Case, result) -> Dict:
             "attained_by": result.attained_by, "bound": result.bound}
 
 
+def _bracket_json(case: Case, result) -> Dict:
+    """A proven bracket: ends rounded outward, the midpoint, a half-width covering both."""
+    if mpmath.isinf(result.upper):
+        raise ArithmeticError(f"{case.name}: the bracket's upper end is infinite; nothing to "
+                              "store (refine it: bracket_width)")
+    lower = directed_text(result.lower, case.digits, up=False)
+    upper = directed_text(result.upper, case.digits, up=True)
+    text = format_mpf(result.value, case.digits)
+    mid = Fraction(text)
+    err = round_up(max(mid - Fraction(lower), Fraction(upper) - mid))
+    vd = result.verified_digits
+    return {"value": text, "abs_error": err, "lower": lower, "upper": upper, "proven": True,
+            "verified_digits": "0" if vd is None else str(min(vd, case.digits)),
+            "exact": None, "method": result.method, "attained_by": result.attained_by,
+            "bound": result.bound}
+
+
 def drift(stored: Reference, new: Reference) -> Optional[str]:
-    """None when the two intervals overlap (and both are infinite or both finite), else a
-    message naming both values."""
+    """None when the two intervals [low, high] overlap (and both are infinite or both
+    finite), else a message naming both."""
     if stored.infinite or new.infinite:
         same = stored.infinite and new.infinite
     else:
-        same = abs(stored.value - new.value) <= stored.abs_error + new.abs_error
+        same = max(stored.low, new.low) <= min(stored.high, new.high)
     if same:
         return None
-    return (f"stored {_show(stored)} but recomputed {_show(new)}")
-
-
-def _show(ref: Reference) -> str:
-    return "inf" if ref.infinite else f"{format_mpf(ref.value, 20)} ± {format_mpf(ref.abs_error, 3)}"
+    return f"stored {show_reference(stored, 20)} but recomputed {show_reference(new, 20)}"
 
 
 def recompute(doc: Dict, patterns: Optional[Sequence[str]], *, quick: bool,
@@ -92,10 +150,11 @@ def recompute(doc: Dict, patterns: Optional[Sequence[str]], *, quick: bool,
     name, query index, new reference JSON, drift message or None)."""
     out = []
     for case in select([case_from_json(o) for o in doc["cases"]], patterns, include_slow=not quick):
-        for index, query in enumerate(case.queries):
-            new = reference_json(case, compute(case, query))
+        for index, (query, result) in enumerate(zip(case.queries, compute_all(case))):
+            new = reference_json(case, result)
             message = _compare(query, new)
-            log(f"{case.name}  {query}  {new['value']} ± {new['abs_error']}  {message or 'ok'}")
+            shown = show_reference(Reference.from_json(new), case.digits)
+            log(f"{case.name}  {query}  {shown}  {message or 'ok'}")
             out.append((case.name, index, new, message))
     return out
 

@@ -2,7 +2,7 @@
 
 Rows whose verdict is ``n/a`` (the accountant cannot express the case or query) are counted
 in the summary but not listed.  Reference values are shown with 12 significant digits and
-their bound; a reported number is shown as the accountant returned it (``repr`` of a float,
+their bound (a proven bracket as "[lower, upper] proven"); a reported number is shown as the accountant returned it (``repr`` of a float,
 so the exact binary value is recoverable).
 """
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Dict, List, Sequence
 
 from ..result import format_mpf
+from .cases import show_reference
 from .harness import Row
 from .verdicts import VERDICTS
 
@@ -30,11 +31,7 @@ def _reported(row: Row) -> str:
 
 def _reference(row: Row) -> str:
     ref = row.query.reference
-    if ref is None:
-        return "-"
-    if ref.infinite:
-        return "inf"
-    return f"{format_mpf(ref.value, 12)} ± {format_mpf(ref.abs_error, 2)}"
+    return "-" if ref is None else show_reference(ref, 12, 2)
 
 
 def _cells(row: Row) -> List[str]:

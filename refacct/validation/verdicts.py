@@ -1,6 +1,8 @@
 """Verdicts: one accountant's number for one query against refacct's reference.
 
-The truth T lies in [v - e, v + e] (reference value v, bound e).  A reported number x is
+The truth T lies in [low, high]: [v - e, v + e] for a reference value v with bound e, or
+[lower, upper] for a proven bracket (``Reference.enclosure``: both ends are mathematical
+bounds, ``refacct.brackets``).  A reported number x is
 taken at its exact value (a binary float is the rational it denotes), and all comparisons
 are exact rational comparisons.  An accountant *claims* either an upper bound (x >= T, what
 a privacy guarantee needs: delta(eps) or eps(delta) never below the truth) or a lower bound
@@ -9,12 +11,16 @@ a privacy guarantee needs: delta(eps) or eps(delta) never below the truth) or a 
 ``failed``     an exception, NaN, a negative number, +-inf where the truth is finite, or a
                value that breaks monotonicity (delta(eps) must not increase with eps,
                eps(delta) with delta, H_alpha with alpha; see ``flag_non_monotone``);
-``unsound``    upper claim and x < v - e - u, or lower claim and x > v + e + u (beyond the
-               reference's own error bound e and, for a binary float x, half its unit in
+``unsound``    upper claim and x < low - u, or lower claim and x > high + u (beyond the
+               reference's own interval and, for a binary float x, half its unit in
                the last place u = ulp(x) / 2: the truth correctly rounded to a float is the
-               best a float can say, so it is not called unsound);
-``loose``      the claim holds but x / v exceeds 1 + tolerance (upper) or falls below
-               1 / (1 + tolerance) (lower); the ratio is reported;
+               best a float can say, so it is not called unsound).  Against a proven
+               bracket this is unsound *with proof*: the reason says so;
+``loose``      the claim holds but x exceeds high * (1 + tolerance) (upper) or falls below
+               low / (1 + tolerance) (lower): the answer is off by more than the tolerance
+               even against the nearest end of the reference's interval, so looseness is
+               proven too (for a tight reference with a tiny bound this is x / v against
+               1 + tolerance); the ratio x / v is reported (v the midpoint of a bracket);
 ``sound``      the claim holds within the tolerance;
 ``undecided``  the reference is itself only a bound in the same direction as the
                accountant's claim (an ``upper`` reference and x below it, or a ``lower``
@@ -105,8 +111,10 @@ def _judge_upper(x: Fraction, ref: Reference, ratio, tolerance, half_ulp) -> Ver
     if x + half_ulp < ref.low:
         if ref.bound == "upper":
             return Verdict("undecided", ratio, "below refacct's upper bound (not tight)")
-        return Verdict("unsound", ratio, "below the truth beyond the reference's bound")
-    if x - half_ulp <= ref.high or (ratio is not None and ratio <= 1 + tolerance):
+        return Verdict("unsound", ratio, "below the proven lower end of refacct's bracket: "
+                       "unsound with proof" if ref.proven else
+                       "below the truth beyond the reference's bound")
+    if x - half_ulp <= ref.high * (1 + tolerance):
         return Verdict("sound", ratio)
     return Verdict("loose", ratio, "above refacct's upper bound" if ref.bound == "upper"
                    else "above the truth")
@@ -116,8 +124,10 @@ def _judge_lower(x: Fraction, ref: Reference, ratio, tolerance, half_ulp) -> Ver
     if x - half_ulp > ref.high:
         if ref.bound == "lower":
             return Verdict("undecided", ratio, "above refacct's lower bound (not tight)")
-        return Verdict("unsound", ratio, "lower bound above the truth beyond the reference's bound")
-    if x + half_ulp >= ref.low or (ratio is not None and ratio * (1 + tolerance) >= 1):
+        return Verdict("unsound", ratio, "lower bound above the proven upper end of refacct's "
+                       "bracket: unsound with proof" if ref.proven else
+                       "lower bound above the truth beyond the reference's bound")
+    if (x + half_ulp) * (1 + tolerance) >= ref.low:
         return Verdict("sound", ratio)
     return Verdict("loose", ratio, "below refacct's lower bound" if ref.bound == "lower"
                    else "below the truth")

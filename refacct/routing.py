@@ -1,0 +1,164 @@
+"""Which engine answers a delta(eps) / eps(delta) query: the exact and quadrature engines
+(``refacct.delta`` / ``epsilon``, ``refacct.mechanisms``) or a proven bracket
+(``refacct.brackets``).  The rule lives here and only here; the command line and the
+validation catalogue both ask ``route_entry`` / ``route_pair``.
+
+The rule counts the one-step factors of the largest term (its *compositions*):
+
+* only discrete factors: the exact PLD up to ``EXACT_MAX_STEPS`` = 10^4 compositions
+  (randomized response at 10^4: under a minute), a proven bracket beyond;
+* a continuous factor: quadrature up to ``QUADRATURE_MAX_STEPS`` = 3 compositions (three
+  steps of a Gaussian mixture already take minutes at 20 digits), a proven bracket beyond;
+* never more than ``MAX_STEPS`` = 10^5 compositions (the brackets' range).
+
+``force=True`` (``--bracket``) takes the bracket whatever the count.
+
+A catalogue entry (``refacct.mechanisms.build``) for T steps is routed by how its terms
+depend on the steps, read off its 1-step and 2-step entries:
+
+* *self-composition* (the 2-step terms are the 1-step terms composed twice: no sampling,
+  Poisson, WOR add / remove, truncated Poisson, groups): the brackets get the 1-step entry
+  and T, so the T-step entry is never built (for truncated Poisson it would be a public
+  mixture with ~T^6 terms);
+* *independent of the steps* (deterministic batching, 002: the curve is the same for every
+  T): the T-step entry, routed by its one-step terms;
+* *mixed* (WOR substitution, 001 Sec. 7: T + 1 terms mixing the two orders): the T-step
+  entry itself; bracketed only up to ``MAX_MIXED_STEPS`` steps (one bracket per term);
+* shuffling (``Shuffled``: 002's lower bounds, not a pair) is never bracketed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, List, Sequence, Tuple
+
+from .pairs import Composition, Pair, PublicMixture, steps as check_steps
+
+__all__ = ["MAX_STEPS", "QUADRATURE_MAX_STEPS", "EXACT_MAX_STEPS", "MAX_MIXED_STEPS",
+           "Route", "compositions", "needs_bracket", "route_pair", "route_entry", "bracket"]
+
+MAX_STEPS = 10 ** 5
+QUADRATURE_MAX_STEPS = 3
+EXACT_MAX_STEPS = 10 ** 4
+MAX_MIXED_STEPS = 7
+STANDARD = "standard engines"
+
+
+@dataclass(frozen=True)
+class Route:
+    """``target`` is what to evaluate: a pair (``Pair`` / ``Composition`` /
+    ``PublicMixture``), a catalogue entry or a ``Shuffled``; ``bracket`` says whether by
+    ``refacct.brackets`` (composed ``steps`` times: T for the 1-step entry of a
+    self-composition, else 1) or by the standard engines (then ``steps`` is 1 and
+    ``target`` already holds every composition).  ``reason`` says why, in words."""
+
+    target: object
+    steps: int
+    bracket: bool
+    reason: str
+
+
+def _terms(x) -> Tuple:
+    """The pairs whose maximum is the curve: a catalogue entry's terms, or x itself."""
+    return tuple(pair for _, pair in x.terms) if hasattr(x, "bound") else (x,)
+
+
+def _factors(pair) -> Tuple[Tuple[Pair, int], ...]:
+    if isinstance(pair, Pair):
+        return ((pair, 1),)
+    if isinstance(pair, Composition):
+        return pair.factors
+    if isinstance(pair, PublicMixture):
+        return tuple(f for _, comp in pair.terms for f in comp.factors)
+    raise TypeError(f"expected a Pair, Composition, PublicMixture or catalogue entry, got "
+                    f"{type(pair).__name__}")
+
+
+def compositions(x) -> Tuple[int, bool]:
+    """(the number of one-step factors of the largest term of ``x``, whether any factor is
+    continuous); a public mixture's term is one of its components."""
+    count, continuous = 0, False
+    for pair in _terms(x):
+        if isinstance(pair, PublicMixture):
+            count = max([count] + [comp.steps for _, comp in pair.terms])
+        else:
+            count = max(count, sum(n for _, n in _factors(pair)))
+        continuous = continuous or any(not p.is_discrete for p, _ in _factors(pair))
+    return count, continuous
+
+
+def _limit(continuous: bool) -> int:
+    return QUADRATURE_MAX_STEPS if continuous else EXACT_MAX_STEPS
+
+
+def needs_bracket(x, steps: int = 1) -> bool:
+    """True when ``x`` composed ``steps`` more times is beyond the standard engines
+    (module docstring)."""
+    count, continuous = compositions(x)
+    return count * steps > _limit(continuous)
+
+
+def _check_total(total: int) -> None:
+    if total > MAX_STEPS:
+        raise ValueError(f"steps must be <= {MAX_STEPS} (the range of the proven brackets), "
+                         f"got {total} compositions")
+
+
+def _why(total: int, continuous: bool, force: bool) -> str:
+    if force:
+        return "proven bracket requested"
+    kind = "a continuous" if continuous else "a discrete"
+    engine = "quadrature" if continuous else "the exact PLD"
+    return f"{kind} pair composed {total} > {_limit(continuous)} times (beyond {engine})"
+
+
+def route_pair(x, force: bool = False) -> Route:
+    """The route of a pair (``Pair``, ``Composition`` or ``PublicMixture``) or of a
+    catalogue entry that already holds every composition."""
+    count, continuous = compositions(x)
+    if force or count > _limit(continuous):
+        _check_total(count)
+        return Route(x, 1, True, _why(count, continuous, force))
+    return Route(x, 1, False, STANDARD)
+
+
+def route_entry(make: Callable[[int], object], steps: int, force: bool = False) -> Route:
+    """The route of the catalogue entry ``make(steps)``; ``make(k)`` builds the entry for
+    k steps (module docstring for how the 1- and 2-step entries decide)."""
+    T = check_steps(steps, "steps")
+    _check_total(T)
+    one = make(1)
+    if not hasattr(one, "terms"):  # Shuffled: lower bounds by formula, no pair to bracket
+        if force:
+            raise ValueError("shuffling has no proven-bracket path: its curve is 002's lower "
+                             "bound, not a pair")
+        return Route(make(T), 1, False, STANDARD)
+    count, continuous = compositions(one)
+    two = make(2)
+    labels = [label for label, _ in one.terms]
+    if [label for label, _ in two.terms] == labels and \
+            all(p2 == p1 ** 2 for (_, p1), (_, p2) in zip(one.terms, two.terms)):
+        if force or count * T > _limit(continuous):
+            return Route(one, T, True, _why(count * T, continuous, force))
+        return Route(make(T), 1, False, STANDARD)
+    if two.terms == one.terms:  # the curve does not depend on the steps
+        return route_pair(make(T), force)
+    if not force and T <= _limit(continuous):
+        return Route(make(T), 1, False, STANDARD)
+    if T > MAX_MIXED_STEPS:
+        raise ValueError(f"{one.description.replace('1 step(s)', f'{T} step(s)')} has "
+                         f"{T + 1} terms mixing the orders of the steps, not a {T}-fold "
+                         f"composition: proven brackets take it up to {MAX_MIXED_STEPS} "
+                         f"steps, the standard engines up to {_limit(continuous)}")
+    return Route(make(T), 1, True, _why(T, continuous, force))
+
+
+def bracket(route: Route, kind: str, values: Sequence[object], width: object = None) -> List:
+    """Proven brackets (``refacct.brackets``) on ``route`` for every value at once (one
+    composition serves them all): delta at each eps (``kind="delta"``, ``width`` relative)
+    or eps at each delta (``"epsilon"``, ``width`` absolute); default width 1/100."""
+    from . import brackets
+    if kind not in ("delta", "epsilon"):
+        raise ValueError(f"proven brackets answer delta(eps) and eps(delta), not {kind}")
+    options = {} if width is None else {"rel_width" if kind == "delta" else "width": width}
+    run = brackets.delta_bracket if kind == "delta" else brackets.epsilon_bracket
+    return run(route.target, list(values), route.steps, **options)

@@ -1,0 +1,95 @@
+"""The routing rule (refacct.routing): which queries go to the proven brackets.  Pure
+decisions on catalogue entries and pairs; nothing is evaluated here."""
+from __future__ import annotations
+
+import pytest
+
+from refacct import Discrete, Gaussian, Pair, mechanisms, routing
+
+
+def maker(family, sampling, relation="add-remove", **options):
+    """make(k): the catalogue entry for k steps, as the command line builds it."""
+    own = {"gaussian": "sigma", "laplace": "scale", "rr": "p"}[family]
+    base = mechanisms.base_mechanism(family, **{own: options.pop(own)})
+    return lambda k: mechanisms.build(base, sampling, relation, steps=k, **options)
+
+
+POISSON = maker("gaussian", "poisson", sigma=1, q="1e-3")
+RR = maker("rr", "none", p="3/4")
+
+
+def test_the_documented_limits():
+    assert (routing.QUADRATURE_MAX_STEPS, routing.EXACT_MAX_STEPS, routing.MAX_STEPS) == \
+        (3, 10 ** 4, 10 ** 5)
+
+
+@pytest.mark.parametrize("make, standard, bracketed", [
+    (POISSON, 3, 4),                       # continuous: quadrature up to 3 steps
+    (RR, 10 ** 4, 10 ** 4 + 1),            # discrete: the exact PLD up to 10^4
+    (maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20", max_batch=6), 3, 1000),
+    (maker("gaussian", "poisson", sigma=1, q="1/10", group=2), 3, 4),
+    (maker("gaussian", "wor", relation="add", sigma=1, n=10, batch=1), 3, 10 ** 5),
+])
+def test_self_compositions_bracket_the_one_step_entry(make, standard, bracketed):
+    """Beyond the limit the brackets get the 1-step entry and T (the T-step entry is never
+    built); at the limit the standard engines get the T-step entry."""
+    low = routing.route_entry(make, standard)
+    assert not low.bracket and low.steps == 1 and low.target == make(standard)
+    high = routing.route_entry(make, bracketed)
+    assert high.bracket and high.steps == bracketed and high.target == make(1)
+    assert f"composed {bracketed} >" in high.reason
+
+
+def test_force_brackets_at_any_number_of_steps():
+    route = routing.route_entry(POISSON, 1, force=True)
+    assert route.bracket and route.steps == 1 and route.reason == "proven bracket requested"
+
+
+def test_curves_independent_of_the_steps_stay_standard():
+    """Deterministic batching (002): the curve is the same for every T, one step each."""
+    make = maker("gaussian", "deterministic", relation="zero-out", sigma="0.4")
+    route = routing.route_entry(make, 10 ** 4)
+    assert not route.bracket and route.target == make(10 ** 4)
+    assert routing.route_entry(make, 10 ** 4, force=True).bracket
+
+
+def test_shuffling_is_never_bracketed():
+    make = maker("gaussian", "shuffle", relation="zero-out", sigma="0.4")
+    assert not routing.route_entry(make, 10 ** 4).bracket
+    with pytest.raises(ValueError, match="shuffling has no proven-bracket path"):
+        routing.route_entry(make, 10, force=True)
+
+
+def test_mixed_terms_are_bracketed_as_they_are_or_refused():
+    """WOR substitution (001 Sec. 7): T + 1 terms mixing the orders, each bracketed."""
+    make = maker("gaussian", "wor", relation="substitution", sigma=1, n=10, batch=1)
+    assert not routing.route_entry(make, 3).bracket
+    route = routing.route_entry(make, 5)
+    assert route.bracket and route.steps == 1 and len(route.target.terms) == 6
+    with pytest.raises(ValueError, match="51 terms mixing the orders"):
+        routing.route_entry(make, 50)
+
+
+def test_more_than_max_steps_is_refused():
+    with pytest.raises(ValueError, match="steps must be <= 100000"):
+        routing.route_entry(POISSON, 10 ** 5 + 1)
+    with pytest.raises(ValueError, match="got 200000 compositions"):
+        routing.route_pair(Pair(Gaussian(0, 1), Gaussian(1, 1)) ** 200000)
+
+
+def test_pairs_are_routed_by_their_factor_count():
+    gauss = Pair(Gaussian(0, 1), Gaussian(1, 1))
+    rr = Pair(Discrete({0: "3/4", 1: "1/4"}), Discrete({0: "1/4", 1: "3/4"}))
+    assert not routing.route_pair(gauss).bracket
+    assert not routing.route_pair(gauss ** 2 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
+    assert routing.route_pair(gauss ** 3 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
+    assert not routing.route_pair(rr ** 10 ** 4).bracket
+    assert routing.route_pair(rr ** (10 ** 4 + 1)).bracket
+    assert routing.route_pair(gauss, force=True).bracket
+    assert routing.compositions(rr ** 7) == (7, False)
+    assert routing.compositions(POISSON(5)) == (5, True)
+
+
+def test_bracket_answers_delta_and_epsilon_only():
+    with pytest.raises(ValueError, match="not alpha"):
+        routing.bracket(routing.route_entry(POISSON, 4), "alpha", [2])
