@@ -20,13 +20,17 @@ Inputs: a ``Pair``; a ``PublicMixture`` of one-step pairs (004 truncated Poisson
 ``Composition`` (each factor composed ``count * steps`` times); or a catalogue entry
 (``refacct.mechanisms``) built with ``steps=1``, whose terms are bracketed separately and
 maximised (001 Sec. 5).  One-step pairs: Gaussian mixtures with one sigma and a monotone
-loss (``engines.loss_cells``) and discrete pairs.
+loss, Laplace mixtures with one scale and a single location on one side
+(``engines.loss_cells``), and discrete pairs.  A discrete pair whose loss atoms are all
+multiples of one logarithm (randomized response) is composed on its own lattice instead
+(``engines.aligned``): no discretisation, the bracket is the Arb rounding alone.
 """
 from __future__ import annotations
 
 import math
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import List, Optional, Sequence, Tuple
@@ -36,6 +40,8 @@ import mpmath
 from mpmath import mp
 
 from .engines import lattice
+from .engines.aligned import AlignedLoss, aligned_loss
+from .engines.arb import arb_ends
 from .engines.loss_cells import Cells, _fraction_mid, one_step_cells
 from .exact import positive, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
@@ -47,6 +53,8 @@ DEFAULT_REL_WIDTH = Fraction(1, 100)
 DEFAULT_EPS_WIDTH = Fraction(1, 100)
 MAX_LATTICE = 15
 EPS_MARGIN = 8  # the window reaches eps + 8: delta moves by < e^-8 relative
+MAX_EPS_WINDOW = 1024  # epsilon_bracket widens its window up to eps = 1024, no further
+MAX_ALIGNED_PREC = 4096  # bits: the precision cap of a discrete loss on its own lattice
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,23 @@ class _Plan:
         return lattice.Window(math.floor(self.lo / self.h), math.ceil(self.hi / self.h),
                               tau if self.tau else 0)
 
+    def describe(self, seconds: float) -> str:
+        w = self.window()
+        return (f"proven bracket: lattice h = 2^-{self.m}, window [{w.lo}, {w.hi}] h, "
+                f"Arb {self.prec} bits, {seconds:.1f} s")
+
+
+@dataclass
+class _AlignedPlan:
+    """A discrete loss on its own lattice ln b * Z (``engines.aligned``) at ``prec`` bits."""
+
+    loss: AlignedLoss
+    prec: int
+
+    def describe(self, seconds: float) -> str:
+        return (f"proven bracket: discrete loss on its own lattice ln({self.loss.base}) Z "
+                f"(no discretisation), Arb {self.prec} bits, {seconds:.1f} s")
+
 
 @dataclass
 class _Pass:
@@ -110,13 +135,22 @@ class _Pass:
     seconds: float
 
 
+@contextmanager
+def _all_cores():
+    """Arb's polynomial products on every core; the thread count is restored after."""
+    threads = flint.ctx.threads
+    flint.ctx.threads = max(threads, os.cpu_count() or 1)
+    try:
+        yield
+    finally:
+        flint.ctx.threads = threads
+
+
 def _evaluate(factors: Sequence[Bracketed], plan: _Plan) -> _Pass:
     """Upper and lower measures of the composition on ``plan``'s lattice and window."""
     start = time.perf_counter()
     sides = {}
-    threads = flint.ctx.threads
-    flint.ctx.threads = max(threads, os.cpu_count() or 1)  # restored below
-    try:
+    with _all_cores():
         with flint.ctx.workprec(plan.prec):
             window = plan.window()
             for f in factors:
@@ -126,9 +160,35 @@ def _evaluate(factors: Sequence[Bracketed], plan: _Plan) -> _Pass:
                     part = lattice.power(make(cells), f.count, window)
                     sides[side] = part if side not in sides else \
                         lattice.product(sides[side], part, window)
-    finally:
-        flint.ctx.threads = threads
     return _Pass(plan, sides["upper"], sides["lower"], time.perf_counter() - start)
+
+
+def _run(factors: Sequence[Bracketed], first_plan, ends, excess, retry, tolerance,
+         max_lattice: int, keep_top=lambda brackets: None):
+    """([(lower, upper)], last pass): a discrete pair whose loss atoms share one base on
+    its own lattice (``_aligned_run``), anything else on the 2^-m lattices (``_bracket``,
+    from the plan ``first_plan()``)."""
+    if len(factors) == 1 and len(factors[0].step) == 1:
+        aligned = aligned_loss(factors[0].step[0][1], factors[0].count)
+        if aligned is not None:
+            return _aligned_run(aligned, factors[0].count, ends, excess)
+    return _bracket(factors, first_plan(), ends, excess, retry, tolerance, max_lattice,
+                    keep_top)
+
+
+def _aligned_run(loss: AlignedLoss, T: int, ends, excess):
+    """Passes at doubling precision (rounding is the only error on the aligned lattice)
+    until every bracket is narrow enough or ``MAX_ALIGNED_PREC`` bits are reached."""
+    prec = 64 + 2 * T.bit_length()
+    while True:
+        start = time.perf_counter()
+        with _all_cores(), flint.ctx.workprec(prec):
+            composed = loss.composed(T)
+        run = _Pass(_AlignedPlan(loss, prec), composed, composed, time.perf_counter() - start)
+        brackets = ends(run)
+        if excess(brackets) <= 1 or prec >= MAX_ALIGNED_PREC:
+            return brackets, run
+        prec *= 2
 
 
 def _first_plan(factors: Sequence[Bracketed], top: Optional[Fraction], margin: Fraction,
@@ -178,12 +238,12 @@ def _moments(cells: Cells) -> Tuple[Fraction, Fraction]:
     return mean, max(second - mean * mean, Fraction(0)) + cells.h ** 2 / 12
 
 
-def _refined(plan: _Plan, over, total_steps: int) -> _Plan:
+def _refined(plan: _Plan, over, total_steps: int, max_lattice: int) -> _Plan:
     """The next plan: the bracket width shrinks about 4x per halving of h (both
     discretisations err at second order), so halve h log4(over) times (twice when the
     width is unknown)."""
     jump = 2 if mpmath.isinf(over) else max(1, int(mpmath.ceil(mpmath.log(over, 4))))
-    m = min(plan.m + jump, MAX_LATTICE)
+    m = min(plan.m + jump, max_lattice)
     return _Plan(m, _precision(m, total_steps, plan.extra), plan.lo, plan.hi, plan.tail,
                  plan.tau, plan.extra)
 
@@ -201,15 +261,17 @@ def _trim_mass(tolerance, total_steps: int) -> Fraction:
     return Fraction(mpmath.nstr(tolerance, 20, strip_zeros=False).replace(" ", "")) * share
 
 
-def _shrink(plan: _Plan, run: _Pass) -> None:
+def _shrink(plan: _Plan, run: _Pass, top: Optional[Fraction]) -> None:
     """Narrow the window to where ``run``'s measures hold more than ``plan.tau`` at each
-    end (with a margin of 1/16)."""
+    end (with a margin of 1/16), its top not below ``top`` (what the queries need: a
+    measure trimmed at every product underestimates its own upper tail)."""
     with flint.ctx.workprec(run.plan.prec):
         tau = plan.window().tau
         supports = [lattice.support(m, tau) for m in (run.upper, run.lower)]
     h = run.plan.h
     plan.lo = max(plan.lo, min(a for a, _ in supports) * h - Fraction(1, 16))
-    plan.hi = min(plan.hi, max(b for _, b in supports) * h + Fraction(1, 16))
+    needed = max(b for _, b in supports) * h + Fraction(1, 16)
+    plan.hi = min(plan.hi, max(needed, top) if top else needed)
 
 
 def _total_steps(factors: Sequence[Bracketed]) -> int:
@@ -217,15 +279,11 @@ def _total_steps(factors: Sequence[Bracketed]) -> int:
 
 
 def _ends(ball) -> Tuple[mpmath.mpf, mpmath.mpf]:
-    """The exact ends of an Arb ball as mpf."""
-    return _mpf(ball.lower()), _mpf(ball.upper())
-
-
-def _mpf(exact) -> mpmath.mpf:
-    if not exact.is_finite():
-        return mp.inf if exact > 0 else -mp.inf
-    man, exp = exact.mid().man_exp()
-    return mpmath.mpf((int(man), int(exp)))
+    """The exact ends of an Arb ball as mpf (no rounding, whatever mp.prec is); a ball
+    that is not finite gives +-inf at each end by its sign (+inf itself: (+inf, +inf))."""
+    if ball.is_finite():
+        return arb_ends(ball)
+    return tuple(mp.inf if end > 0 else -mp.inf for end in (ball.lower(), ball.upper()))
 
 
 def _enclosure(lower: mpmath.mpf, upper: mpmath.mpf):
@@ -238,35 +296,40 @@ def _enclosure(lower: mpmath.mpf, upper: mpmath.mpf):
 
 
 def _bracket(factors: Sequence[Bracketed], plan: _Plan, ends, excess, retry, tolerance,
-             max_lattice: int):
+             max_lattice: int, keep_top=lambda brackets: None):
     """Passes until every bracket is narrow enough; returns ([(lower, upper)], last pass).
 
-    ``ends(run)`` gives a (lower, upper) per query; ``excess(lower, upper)`` how many times
-    too wide a bracket is (<= 1: done); ``retry(plan, lower, upper)`` widens the plan in
+    ``ends(run)`` gives a (lower, upper) per query; ``excess(brackets)`` how many times
+    too wide the widest bracket is (<= 1: done); ``retry(plan, brackets, run)`` widens the plan in
     place and says whether to rerun at the same lattice; ``tolerance(lower, upper)`` the
-    delta-scale tolerance that sets the trimmed mass.  A scout pass at h = 2^-8 first sets
+    delta-scale tolerance that sets the trimmed mass; ``keep_top(brackets)`` the lowest
+    window top the queries need (None: any).  A scout pass at h = 2^-8 first sets
     the trimming and the window; each next pass halves h by log4 of the largest excess."""
     total = _total_steps(factors)
+    if plan.m > max_lattice:
+        plan = _Plan(max_lattice, _precision(max_lattice, total, plan.extra), plan.lo, plan.hi,
+                     plan.tail, plan.tau, plan.extra)
     scout = _Plan(8, _precision(8, total, plan.extra), plan.lo, plan.hi, plan.tail,
-                  extra=plan.extra)
+                  plan.tau, plan.extra)
     current = scout if plan.m > scout.m else plan
     while True:
         run = _evaluate(factors, current)
         brackets = ends(run)
-        if any([retry(current, lo, up) for lo, up in brackets]):
+        if retry(current, brackets, run):
             continue
-        if not plan.tau and all(up > 0 for _, up in brackets):  # the first pass sets it
+        if current is scout:
             plan.lo, plan.hi, plan.tail = current.lo, current.hi, current.tail
+        if not plan.tau and all(up > 0 for _, up in brackets):  # the first pass sets it
             plan.tau = _trim_mass(min(tolerance(lo, up) for lo, up in brackets), total)
         if current is scout:
-            _shrink(plan, run)
+            _shrink(plan, run, keep_top(brackets))
             current = plan
             continue
-        over = max(excess(lo, up) for lo, up in brackets)
+        over = excess(brackets)
         if over <= 1 or plan.m >= max_lattice:
             return brackets, run
-        plan = current = _refined(plan, over, total)
-        _shrink(plan, run)
+        plan = current = _refined(plan, over, total, max_lattice)
+        _shrink(plan, run, keep_top(brackets))
 
 
 def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT_REL_WIDTH,
@@ -308,23 +371,39 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
                      for e in values]
         return [(max(_ends(lo)[0], mpmath.mpf(0)), _ends(up)[1]) for lo, up in pairs]
 
-    def excess(lower, upper):
-        scale = max(lower, floor)
-        return (upper - lower) / (width * scale) if scale > 0 else mp.inf
+    previous: List[mpmath.mpf] = []
 
-    def retry(plan: _Plan, lower, upper) -> bool:
-        """A one-step tail that could matter at this delta: shrink it."""
-        scale = max(lower, floor)
+    def excess(brackets):
+        """Relative excess width.  A lower end of 0 (and no floor) has no relative width:
+        refine while the upper end still falls (by 4x per pass, as the discretisation
+        error does), stop when it does not (an exact 0, or a delta below what the lattice
+        resolves); an upper end of 0 is exact."""
+        over = []
+        for i, (lower, upper) in enumerate(brackets):
+            scale = max(lower, floor)
+            if upper <= 0:
+                over.append(mpmath.mpf(0))
+            elif scale > 0:
+                over.append((upper - lower) / (width * scale))
+            else:
+                over.append(mp.inf if not previous or upper < previous[i] / 4 else 0)
+        previous[:] = [up for _, up in brackets]
+        return max(over)
+
+    def retry(plan: _Plan, brackets, run: _Pass) -> bool:
+        """A one-step tail that could matter at the smallest delta: shrink it."""
+        scale = min(max(lower, floor) for lower, _ in brackets)
         if scale > 0 and to_mpf(total * plan.tail) > width * scale / 1000:
             plan.tail = Fraction(1, 10 ** (2 * int(mpmath.ceil(-mpmath.log10(scale))) + 10))
             return True
         return False
 
     margin = 5 + Fraction(int(mpmath.ceil(-mpmath.log(width))))
-    plan = _first_plan(factors, max(values), margin, Fraction(1, 10 ** 40), width)
-    brackets, run = _bracket(factors, plan, ends, excess, retry,
-                             lambda lo, up: width * max(lo, floor, up / 1000) / 10,
-                             max_lattice)
+    brackets, run = _run(factors,
+                         lambda: _first_plan(factors, max(values), margin,
+                                             Fraction(1, 10 ** 40), width),
+                         ends, excess, retry,
+                         lambda lo, up: width * max(lo, floor, up / 1000) / 10, max_lattice)
     results = [DeltaResult(*_enclosure(lo, up), method=_method(run), digits=3, eps=e,
                            enclosure=(lo, up), proven=True)
                for e, (lo, up) in zip(values, brackets)]
@@ -363,16 +442,44 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
                      for d in values]
         return [(max(lo, mpmath.mpf(0)), max(up, mpmath.mpf(0))) for lo, up in pairs]
 
-    def retry(plan: _Plan, lower, upper) -> bool:
-        """eps too close to the top of the window: reach past it."""
-        if not mpmath.isinf(upper) and upper + EPS_MARGIN > to_mpf(plan.hi):
-            plan.hi = Fraction(int(mpmath.ceil(upper))) + EPS_MARGIN
+    def retry(plan: _Plan, brackets, run: _Pass) -> bool:
+        """Mass the window cut off at its top (the upper measure moved it to +inf, the
+        lower one down to the top) that could matter at the smallest delta, with an eps
+        less than 8 below the top (or an upper end of +inf while the lower end is finite):
+        reach past the largest finite upper end + 8, at least doubling the window while an
+        upper end is infinite, up to eps = ``MAX_EPS_WINDOW`` (an upper end still
+        infinite there is returned as it is: valid, and its width says so)."""
+        with flint.ctx.workprec(run.plan.prec):
+            cut = _ends(run.upper.infinite - run.lower.infinite)[1]
+        if cut <= tolerance(None, None) / 100 or plan.hi >= MAX_EPS_WINDOW:
+            return False
+        top = keep_top(brackets) or plan.hi
+        if any(mpmath.isinf(up) and not mpmath.isinf(lo) for lo, up in brackets):
+            top = max(top, 2 * plan.hi)
+        top = min(top, Fraction(MAX_EPS_WINDOW))
+        if top > plan.hi:
+            plan.hi = top
             return True
         return False
 
-    plan = _first_plan(factors, None, EPS_MARGIN, min(values) / (10 ** 6 * total), target)
-    brackets, run = _bracket(factors, plan, ends, lambda lo, up: (up - lo) / target, retry,
-                             lambda lo, up: to_mpf(min(values)) * target, max_lattice)
+    def first_plan() -> _Plan:
+        """The tolerance is known before any pass (min delta times the width): trimming
+        starts with the scout, whose window may have to reach far into the tail."""
+        plan = _first_plan(factors, None, EPS_MARGIN, min(values) / (10 ** 6 * total), target)
+        plan.tau = _trim_mass(tolerance(None, None), total)
+        return plan
+
+    def tolerance(lower, upper):
+        return to_mpf(min(values)) * target
+
+    def keep_top(brackets) -> Optional[Fraction]:
+        """The largest finite upper end + ``EPS_MARGIN``."""
+        finite = [up for _, up in brackets if not mpmath.isinf(up)]
+        return Fraction(int(mpmath.ceil(max(finite)))) + EPS_MARGIN if finite else None
+
+    brackets, run = _run(factors, first_plan, ends,
+                         lambda bs: max((up - lo) / target for lo, up in bs), retry,
+                         tolerance, max_lattice, keep_top)
     results = [EpsilonResult(*_enclosure(lo, up), method=_method(run), digits=3,
                              delta_target=d, enclosure=(lo, up), proven=True)
                for d, (lo, up) in zip(values, brackets)]
@@ -420,6 +527,4 @@ def _fraction_below(x) -> Fraction:
 
 
 def _method(run: _Pass) -> str:
-    w = run.plan.window()
-    return (f"proven bracket: lattice h = 2^-{run.plan.m}, window [{w.lo}, {w.hi}] h, "
-            f"Arb {run.plan.prec} bits, {run.seconds:.1f} s")
+    return run.plan.describe(run.seconds)

@@ -82,3 +82,38 @@ def test_non_monotone_answers_are_flagged():
     reasons = flag_non_monotone(points)
     assert reasons[0] is None and reasons[1] is None and "non-monotone" in reasons[2]
     assert reasons[3] is None
+
+
+def bracket(lower, upper, bound="tight"):
+    """A proven-bracket reference [lower, upper] (value the midpoint)."""
+    lo, up = F(lower), F(upper)
+    return Reference((lo + up) / 2, (up - lo) / 2, "2", "proven bracket: test", "remove", bound,
+                     None, False, (lo, up), True)
+
+
+def test_a_proven_bracket_refutes_with_proof():
+    """The dispute of issue 6: truth in [2.5371e-13, 2.5429e-13]; an upper bound of
+    2.394e-13 is below the proven lower end, a lower bound of 2.6e-13 above the upper."""
+    r = bracket("2.5371e-13", "2.5429e-13")
+    for reported, claims in ((2.394e-13, "upper"), (2.6e-13, "lower")):
+        v = judge(reported, r, claims)
+        assert v.verdict == "unsound" and "unsound with proof" in v.reason and "proven" in v.reason
+    assert judge(2.54e-13, r).verdict == judge(2.54e-13, r, "lower").verdict == "sound"
+    assert judge(2.412e-13, r, "lower").verdict == "loose"   # 0.951 of the lower end
+
+
+def test_loose_counts_the_tolerance_from_the_interval_end():
+    """Loose only when proven: beyond the upper end times 1 + tolerance (upper claims) or
+    below the lower end divided by it (lower claims), not from the midpoint."""
+    r = bracket("1/5", "3/10")      # midpoint 1/4
+    assert judge(F(3, 10) * F(101, 100), r).verdict == "sound"     # ratio 1.212 to the middle
+    assert judge(F(3, 10) * F(1011, 1000), r).verdict == "loose"
+    assert judge(F(1, 5) / F(101, 100), r, "lower").verdict == "sound"
+    assert judge(F(1, 5) / F(1011, 1000), r, "lower").verdict == "loose"
+    wide = ref("1/4", "1e-3")       # the same rule for a value with a bound
+    assert judge(F(251, 1000) * F(101, 100), wide).verdict == "sound"
+    assert judge(F(251, 1000) * F(1011, 1000), wide).verdict == "loose"
+
+
+def test_a_one_sided_bracket_still_leaves_its_side_undecided():
+    assert judge(0.1, bracket("1/5", "3/10", bound="upper")).verdict == "undecided"

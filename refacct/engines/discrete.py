@@ -28,7 +28,8 @@ from mpmath import mp
 from ..distributions import Discrete
 from ..exact import count_vectors, to_mpf
 
-__all__ = ["PLD", "pld_of_pair", "compose", "mix", "ratio_exceeds_exp"]
+__all__ = ["PLD", "pld_of_pair", "compose", "mix", "ratio_exceeds_exp", "coprime_base",
+           "exponents"]
 
 ZERO, INFINITE = "zero", "inf"  # keys of the atoms with p = 0 and with q = 0
 
@@ -238,7 +239,8 @@ def coprime_base(values: Iterable[int]) -> Tuple[int, ...]:
     return tuple(sorted(base))
 
 
-def _exponents(n: int, base: Tuple[int, ...]) -> Tuple[int, ...]:
+def exponents(n: int, base: Tuple[int, ...]) -> Tuple[int, ...]:
+    """The exponent vector of the integer n >= 1 over a coprime base that it factors over."""
     out = []
     for b in base:
         e = 0
@@ -268,7 +270,7 @@ class _Factor:
                 key = INFINITE
             else:
                 r = pld.ratio(j)
-                num, den = _exponents(r.numerator, primes), _exponents(r.denominator, primes)
+                num, den = exponents(r.numerator, primes), exponents(r.denominator, primes)
                 key = tuple(a - b for a, b in zip(num, den))
             atoms[key] = [p, q]
         return _Factor(atoms, pld.dp, pld.dq)

@@ -42,7 +42,7 @@ from typing import List, Tuple
 import flint
 
 from .arb import to_arb
-from .loss_cells import Cells
+from .loss_cells import Cells, _fraction_mid
 
 __all__ = ["Measure", "Window", "upper_measure", "lower_measure", "product", "power", "support", "delta_of",
            "epsilon_of"]
@@ -53,7 +53,7 @@ class Measure:
     """Masses ``coeffs[i]`` at x = (offset + i) h and ``infinite`` at +inf (balls), for one
     side ("upper" / "lower") of a bracket."""
 
-    h: Fraction
+    h: object  # Fraction (2^-m), or a ball (engines.aligned)
     offset: int
     coeffs: List
     infinite: object
@@ -259,7 +259,7 @@ def _outside(m: Measure, w: Window, mass) -> Measure:
 
 def product(a: Measure, b: Measure, w: Window) -> Measure:
     """The law of the sum of independent a and b (+inf absorbing), cut to ``w``."""
-    prod = (flint.arb_poly(a.coeffs) * flint.arb_poly(b.coeffs)).coeffs()
+    prod = (flint.arb_poly(a.coeffs) * flint.arb_poly(b.coeffs)).coeffs() or [flint.arb(0)]
     infinite = a.infinite * b.total() + b.infinite * a.total() + a.infinite * b.infinite
     return _cut(Measure(a.h, a.offset + b.offset, prod, infinite, a.side), w)
 
@@ -279,14 +279,23 @@ def power(m: Measure, T: int, w: Window) -> Measure:
 
 
 def delta_of(m: Measure, eps: Fraction):
-    """E_m[(1 - e^{eps - x})_+] + m(+inf) as a ball: delta(eps) of the measure."""
+    """E_m[(1 - e^{eps - x})_+] + m(+inf) as a ball: delta(eps) of the measure.  The step
+    h is a rational, or a ball (``engines.aligned``: then a point whose ball meets eps
+    counts (1 - e^{eps - x})_+ as the ball [0, its upper end])."""
     e = to_arb(eps)
-    first = max(0, int(eps / m.h) - m.offset + 1)
+    if isinstance(m.h, Fraction):
+        first = max(0, int(eps / m.h) - m.offset)
+    else:
+        first = max(0, int(_fraction_mid((e / m.h).lower().floor())) - m.offset - 1)
     total = m.infinite
-    for i in range(max(first - 1, 0), len(m.coeffs)):
+    for i in range(first, len(m.coeffs)):
         x = m.h * (m.offset + i)
-        if x > eps:
-            total += m.coeffs[i] * (-(e - to_arb(x)).expm1())
+        if isinstance(x, Fraction) and x <= eps:
+            continue
+        gain = -(e - to_arb(x)).expm1()
+        if gain < 0:
+            continue
+        total += m.coeffs[i] * (gain if gain > 0 else gain.nonnegative_part())
     return total
 
 
