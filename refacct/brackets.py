@@ -52,6 +52,7 @@ __all__ = ["delta_bracket", "epsilon_bracket", "Bracketed", "factors_of"]
 DEFAULT_REL_WIDTH = Fraction(1, 100)
 DEFAULT_EPS_WIDTH = Fraction(1, 100)
 MAX_LATTICE = 15
+MAX_LATTICE_CAP = 20  # the largest max_lattice accepted
 EPS_MARGIN = 8  # the window reaches eps + 8: delta moves by < e^-8 relative
 MAX_EPS_WINDOW = 1024  # epsilon_bracket widens its window up to eps = 1024, no further
 MAX_ALIGNED_PREC = 4096  # bits: the precision cap of a discrete loss on its own lattice
@@ -356,7 +357,11 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
     values = [rational(e, "eps") for e in (eps if many else [eps])]
     T = check_steps(steps, "steps")
     width = to_mpf(positive(rel_width, "rel_width"))
-    floor = to_mpf(rational(floor, "floor"))
+    floor = rational(floor, "floor")
+    if floor < 0:
+        raise ValueError(f"floor must be >= 0, got {floor}")
+    floor = to_mpf(floor)
+    _check_lattice_cap(max_lattice)
     if hasattr(x, "terms") and hasattr(x, "bound"):
         def term_brackets(term, lattice_cap=max_lattice, below=0):
             return delta_bracket(term, values, T, rel_width=rel_width,
@@ -429,6 +434,7 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
             raise ValueError(f"delta must lie in (0, 1), got {d}")
     T = check_steps(steps, "steps")
     target = to_mpf(positive(width, "width"))
+    _check_lattice_cap(max_lattice)
     if hasattr(x, "terms") and hasattr(x, "bound"):
         def term_brackets(term, lattice_cap=max_lattice, below=0):
             return epsilon_bracket(term, values, T, width=width, max_lattice=lattice_cap)
@@ -507,6 +513,15 @@ def _mechanism(mech, values, many: bool, bracket, kind: str):
     results = [combine([(label, res[i]) for label, res in per_term], mech.bound)
                for i in range(len(values))]
     return results if many else results[0]
+
+
+def _check_lattice_cap(max_lattice: object) -> None:
+    """max_lattice: an int in [1, MAX_LATTICE_CAP] (h = 2^-20 already means millions of
+    lattice points per unit of loss)."""
+    if isinstance(max_lattice, bool) or not isinstance(max_lattice, int):
+        raise TypeError(f"max_lattice must be an int, got {max_lattice!r}")
+    if not 1 <= max_lattice <= MAX_LATTICE_CAP:
+        raise ValueError(f"max_lattice must lie in [1, {MAX_LATTICE_CAP}], got {max_lattice}")
 
 
 def _eps_end(m: lattice.Measure, delta: Fraction, upper: bool) -> mpmath.mpf:

@@ -394,6 +394,13 @@ def test_tiny_delta_epsilon_brackets():
     (lambda: delta_bracket(Pair(Mixture([("1/2", Gaussian(-1, 1)), ("1/2", Gaussian(1, 1))]),
                                 Gaussian(0, 1)), 1, 2), ValueError, "monotone privacy loss"),
     (lambda: delta_bracket("N(0,1)", 1, 2), TypeError, "need a Pair"),
+    (lambda: delta_bracket(REMOVE, 1, 2, floor="-1e-3"), ValueError, "floor must be >= 0"),
+    (lambda: delta_bracket(REMOVE, 1, 2, max_lattice=0), ValueError,
+     "max_lattice must lie in [1, 20]"),
+    (lambda: epsilon_bracket(REMOVE, "1e-5", 2, max_lattice=40), ValueError,
+     "max_lattice must lie in [1, 20]"),
+    (lambda: epsilon_bracket(REMOVE, "1e-5", 2, max_lattice=12.0), TypeError,
+     "max_lattice must be an int"),
 ])
 def test_bad_inputs_are_rejected_with_a_clear_message(call, error, message):
     with pytest.raises(error) as info:
