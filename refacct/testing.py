@@ -40,7 +40,8 @@ def _explain(row: Row) -> str:
         f"{format_mpf(ref.value, 15)} ± {format_mpf(ref.abs_error, 3)}")
     return (f"  {row.case.name}: {row.query}: reference {shown}, reported "
             f"{row.reported!r} ({row.claims} bound) -> {row.verdict.verdict}"
-            + (f": {row.verdict.reason}" if row.verdict.reason else ""))
+            + (f": {row.verdict.reason}" if row.verdict.reason else "")
+            + (f" [{row.noise}]" if row.noise else ""))
 
 
 def assert_sound(accountant: Union[Callable, Accountant, str],

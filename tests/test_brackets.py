@@ -335,9 +335,12 @@ def test_table1_wor_column_via_the_doubled_sensitivity_pair():
 # --- the dispute: sigma = 1, q = 1e-3, T = 1000, delta(1) -----------------------------------
 
 @pytest.mark.slow
-def test_dispute_bracket_and_dp_accounting_default_is_below_the_truth():
-    """Relative width <= 1%; dp_accounting's default *pessimistic* PLD reports a delta(1)
-    below our proven lower end, i.e. below the truth (a finding: an unsound upper bound)."""
+def test_dispute_bracket_and_dp_accounting_default_is_noise_level():
+    """Relative width <= 1%.  dp_accounting's default pessimistic PLD answers delta(1) at its
+    float64 noise floor: below our proven lower end on one CPU (2.359e-13), inside on another
+    (2.573e-13), same versions.  What holds on every machine: its answer lies within the
+    estimated noise T 2^-52 of the proven bracket, and that noise exceeds the bracket's width
+    many times, so its verdict here is noise, not a property of the accountant."""
     mech = poisson_subsampled(gaussian(1), "1e-3", steps=1)
     r = delta_bracket(mech, 1, 1000)
     assert r.proven and relative_width(r) <= mpq("1/100")
@@ -347,10 +350,12 @@ def test_dispute_bracket_and_dp_accounting_default_is_below_the_truth():
     acc = pld_privacy_accountant.PLDAccountant()  # pessimistic, discretisation 1e-4
     acc.compose(dp_accounting.PoissonSampledDpEvent(1e-3, dp_accounting.GaussianDpEvent(1.0)),
                 1000)
-    reported = acc.get_delta(1.0)
-    assert reported < r.lower, (
-        f"dp_accounting's default now reports {reported:.6e} >= our proven lower end "
-        f"{mp.nstr(r.lower, 6)}: the recorded finding no longer holds")
+    reported = mp.mpf(acc.get_delta(1.0))
+    floor = mpq(F(1000, 2 ** 52))
+    assert r.upper - r.lower < floor / 100
+    assert r.lower - floor <= reported <= r.upper + floor, (
+        f"dp_accounting's default reports {mp.nstr(reported, 6)}, more than its noise "
+        f"floor {mp.nstr(floor, 3)} from [{mp.nstr(r.lower, 6)}, {mp.nstr(r.upper, 6)}]")
 
 
 # --- tiny delta: sigma = 1, q = 0.01, T = 100 -----------------------------------------------

@@ -95,15 +95,25 @@ def shared_cases():
     return [c for c in select(load_cases(), PATTERNS) if c.name not in LARGE_T]
 
 
+def platform_dependent(row) -> bool:
+    """A verdict that the peer's float64 noise decides (``Row.noise``): sound, loose or
+    unsound, or failed for a negative number, depending on the CPU; only these verdicts
+    are accepted for it, whatever was recorded on one machine."""
+    got = row.verdict
+    return bool(row.noise) and (got.verdict in ("sound", "loose", "unsound")
+                                or (got.verdict, got.reason) == ("failed", "negative"))
+
+
 def check(rows, expected_verdicts=None):
     """Every answered row has its expected verdict (``EXPECTED``, or ``expected_verdicts``
-    when given); returns the number of answered rows."""
+    when given) or, flagged noise-level, a platform-dependent one; returns the number of
+    answered rows."""
     table = EXPECTED if expected_verdicts is None else expected_verdicts
     answered = [r for r in rows if r.verdict.verdict != "n/a"]
     for r in answered:
         expected = table.get(r.accountant, {}).get(r.case.name, {}).get(r.query.text)
         got = r.verdict.verdict
-        assert (got == expected) if expected else (got in OK), \
+        assert ((got == expected) if expected else (got in OK)) or platform_dependent(r), \
             f"{r.accountant} {r.case.name} {r.query}: {got} ({r.verdict.reason}), expected {expected or OK}"
     return len(answered)
 
@@ -201,11 +211,14 @@ def test_dp_accounting_mixture_of_gaussians_group_cases():
 
 # --- large-T cases (issue 6): the references are proven brackets (refacct.brackets) -----------
 # An upper-bound answer below a bracket's lower end is unsound with proof.
-# dp_accounting.pld, dispute-poisson-gaussian-T1000: delta(1) = 2.359e-13, 7 % below the proven
-# lower end 2.5371e-13 (unsound).  Its pessimistic PLD is 2.43e-13 on a grid of 1e-3, 2.36e-13
-# on 1e-4 (the default) and 2.88e-13 on 1e-5: refining a nested grid raised the "pessimistic"
-# value, which rounding alone cannot do, so at delta ~ 1e-13 its numerical error (float64
-# arithmetic in composing 1000 steps) outweighs its pessimistic rounding.
+# dp_accounting.pld, dispute-poisson-gaussian-T1000: noise-level, sound or unsound depending on
+# the platform.  delta(1) = 2.359e-13 on one CPU (7 % below the proven lower end 2.5371e-13:
+# unsound there), 2.573e-13 on another (inside: sound), same package versions.  Its
+# pessimistic PLD is 2.43e-13 on a grid of 1e-3, 2.36e-13 on 1e-4 (the default) and 2.88e-13
+# on 1e-5: refining a nested grid raised the "pessimistic" value, which rounding alone cannot
+# do.  At delta ~ 1e-13 after 1000 FFT compositions its answer is float64 noise (estimated
+# floor T 2^-52 = 2.2e-13, spread measured 2.36e-13 .. 2.88e-13): the finding is that the
+# answer is noise, not that it is always below the truth.
 # dp_accounting.pld and -optimistic, tiny T = 100: eps(1e-30) and eps(1e-100) = inf
 # (tail_mass_truncation, as for the few-step tiny-delta cases above).
 # prv_accountant.lower, dispute: estimate - delta_error (1e-12) is negative (failed);
@@ -222,8 +235,7 @@ def test_dp_accounting_mixture_of_gaussians_group_cases():
 # 0.903 where the truth is in [1.1693, 1.1716]; delta(1) of the dispute is 2e-131 for 2.54e-13.
 TABLE1 = ("1e-7", "1e-6", "1e-5", "1e-4")
 LARGE_T_EXPECTED = {
-    "dp_accounting.pld": {"dispute-poisson-gaussian-T1000": {"1": "unsound"},
-                          "tiny-delta-poisson-gaussian-T100": TINY_EPS},
+    "dp_accounting.pld": {"tiny-delta-poisson-gaussian-T100": TINY_EPS},
     "dp_accounting.pld-optimistic": {"tiny-delta-poisson-gaussian-T100": TINY_EPS},
     "prv_accountant.upper": {"tiny-delta-poisson-gaussian-T100": TINY_EPS},
     "prv_accountant.lower": {"dispute-poisson-gaussian-T1000": {"1": "failed"},
@@ -253,3 +265,7 @@ def test_peers_on_the_large_T_cases(peer, answered):
     assert check(rows, LARGE_T_EXPECTED) == answered
     judged = [r for r in rows if r.verdict.verdict == "unsound"]
     assert all("unsound with proof" in r.verdict.reason for r in judged)
+    if peer == "dp_accounting":   # the dispute's PLD answer is flagged, on every platform
+        dispute = [r for r in rows if r.accountant == "dp_accounting.pld"
+                   and r.case.name == "dispute-poisson-gaussian-T1000"]
+        assert len(dispute) == 1 and platform_dependent(dispute[0])

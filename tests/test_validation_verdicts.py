@@ -6,7 +6,7 @@ from fractions import Fraction as F
 import pytest
 
 from refacct.validation.cases import Reference
-from refacct.validation.verdicts import exact_value, flag_non_monotone, judge
+from refacct.validation.verdicts import exact_value, flag_non_monotone, judge, noise_level
 
 
 def ref(value, err="1e-20", bound="tight", infinite=False):
@@ -117,3 +117,54 @@ def test_loose_counts_the_tolerance_from_the_interval_end():
 
 def test_a_one_sided_bracket_still_leaves_its_side_undecided():
     assert judge(0.1, bracket("1/5", "3/10", bound="upper")).verdict == "undecided"
+
+
+# --- noise level: a verdict that float64 noise of size F could flip ---------------------------
+
+FLOOR = F(1, 10 ** 15)
+
+
+@pytest.mark.parametrize("reported,claims,flagged", [
+    (F(1, 4) - F(1, 10 ** 16), "upper", True),    # 1e-16 below the truth: noise decides
+    (F(1, 4) - F(2, 10 ** 15), "upper", False),   # 2e-15 below: unsound whatever the noise
+    (F(1, 4), "upper", True),                     # on the boundary
+    (F(101, 400), "upper", True),                 # at high (1 + 1%): sound / loose edge
+    (F(1, 8), "upper", False),                    # far below: unsound on every platform
+    (F(1, 2), "upper", False),                    # far above: loose on every platform
+    (F(1, 4) + F(1, 10 ** 16), "lower", True),
+    (F(1, 4) * 100 / 101 + F(1, 10 ** 16), "lower", True),   # the lower claim's tolerance edge
+    (F(1, 5), "lower", False),
+])
+def test_noise_level_of_delta_answers(reported, claims, flagged):
+    note = noise_level(reported, ref("1/4"), "delta", F(1), FLOOR, claims)
+    assert bool(note) == flagged
+    assert not note or "sound or unsound depending on the platform" in note
+
+
+def test_noise_level_near_zero_and_without_a_floor():
+    """A truth below the floor: any answer within F of 0 (negative ones too) is noise;
+    an accountant without a floor is never flagged; infinities are not noise."""
+    tiny = ref("1e-31", "1e-50")
+    assert noise_level(-2e-17, tiny, "delta", F(7), FLOOR)
+    assert noise_level(0.0, tiny, "delta", F(7), FLOOR)
+    assert not noise_level(1e-14, tiny, "delta", F(7), FLOOR)   # 10 F above: not noise
+    assert not noise_level(-2e-17, tiny, "delta", F(7), None)
+    assert not noise_level(float("inf"), tiny, "delta", F(7), FLOOR)
+
+
+def test_noise_level_of_epsilon_answers():
+    """eps(delta) is noise when the delta it inverts is at most F / tolerance (1e-13)."""
+    r = ref("3/2")
+    assert noise_level(1.5, r, "epsilon", F(1, 10 ** 13), FLOOR)
+    assert noise_level(1.5, r, "epsilon", F(1, 10 ** 30), FLOOR)
+    assert not noise_level(1.5, r, "epsilon", F(2, 10 ** 13), FLOOR)
+
+
+def test_fft_noise_floor():
+    """T 2^-52 compositions of the case; one for deterministic batching."""
+    from refacct.validation import load_cases, select
+    from refacct.validation.adapters import fft_noise_floor
+    dispute = select(load_cases(), ["dispute-poisson-gaussian-T1000"])[0]
+    assert fft_noise_floor(dispute) == F(1000, 2 ** 52)
+    deterministic = [c for c in load_cases() if c.scheme == "deterministic"]
+    assert deterministic and all(fft_noise_floor(c) == F(1, 2 ** 52) for c in deterministic)

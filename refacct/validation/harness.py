@@ -15,7 +15,8 @@ from typing import List, Optional, Sequence
 
 from .adapters import Accountant
 from .cases import Case, Query
-from .verdicts import DEFAULT_TOLERANCE, FAILING, Verdict, exact_value, flag_non_monotone, judge
+from .verdicts import (DEFAULT_TOLERANCE, FAILING, Verdict, exact_value, flag_non_monotone, judge,
+                       noise_level)
 
 __all__ = ["Row", "validate", "any_failing"]
 
@@ -23,7 +24,8 @@ __all__ = ["Row", "validate", "any_failing"]
 @dataclass(frozen=True)
 class Row:
     """One judged answer: ``reported`` is the accountant's number as returned (None when
-    not expressible or raised), ``error`` the exception text when it raised."""
+    not expressible or raised), ``error`` the exception text when it raised, ``noise``
+    the noise-level flag (``verdicts.noise_level``; "" when the verdict is not noise)."""
 
     accountant: str
     claims: str
@@ -33,6 +35,7 @@ class Row:
     verdict: Verdict
     seconds: float
     error: str = ""
+    noise: str = ""
 
 
 def validate(accountants: Sequence[Accountant], cases: Sequence[Case],
@@ -75,8 +78,11 @@ def _ask(acc: Accountant, case: Case, query: Query, answer, tolerance, spent: fl
     if reported is None or query.reference is None:
         reason = "not expressible" if reported is None else "no reference stored"
         return Row(acc.name, acc.claims, case, query, reported, Verdict("n/a", None, reason), seconds)
+    floor = acc.noise_floor(case) if acc.noise_floor else None
     return Row(acc.name, acc.claims, case, query, reported,
-               judge(reported, query.reference, acc.claims, tolerance), seconds)
+               judge(reported, query.reference, acc.claims, tolerance), seconds,
+               noise=noise_level(reported, query.reference, query.kind, query.at, floor,
+                                 acc.claims, tolerance))
 
 
 def _raised(acc: Accountant, case: Case, query: Query, exc: Exception, seconds: float) -> Row:

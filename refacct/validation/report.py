@@ -2,8 +2,10 @@
 
 Rows whose verdict is ``n/a`` (the accountant cannot express the case or query) are counted
 in the summary but not listed.  Reference values are shown with 12 significant digits and
-their bound (a proven bracket as "[lower, upper] proven"); a reported number is shown as the accountant returned it (``repr`` of a float,
-so the exact binary value is recoverable).
+their bound (a proven bracket as "[lower, upper] proven"); a reported number is shown as
+the accountant returned it (``repr`` of a float, so the exact binary value is recoverable).
+The column ``noise`` flags verdicts that the peer's float64 noise could flip
+(``verdicts.noise_level``).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ __all__ = ["FORMATS", "render", "records", "summary"]
 
 FORMATS = ("table", "json", "markdown")
 _HEADER = ("accountant", "claims", "case", "query", "reference", "reported", "ratio",
-           "verdict", "reason", "seconds")
+           "verdict", "reason", "noise", "seconds")
 
 
 def _reported(row: Row) -> str:
@@ -38,7 +40,7 @@ def _cells(row: Row) -> List[str]:
     ratio = row.verdict.ratio
     return [row.accountant, row.claims, row.case.name, str(row.query), _reference(row),
             _reported(row), "-" if ratio is None else format_mpf(ratio, 8),
-            row.verdict.verdict, row.verdict.reason, f"{row.seconds:.3f}"]
+            row.verdict.verdict, row.verdict.reason, row.noise or "-", f"{row.seconds:.3f}"]
 
 
 def records(rows: Sequence[Row]) -> List[Dict]:

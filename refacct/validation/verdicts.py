@@ -27,6 +27,14 @@ a privacy guarantee needs: delta(eps) or eps(delta) never below the truth) or a 
                reference and x above it), so the truth cannot settle the question;
 ``n/a``        the accountant cannot express the case or the query (not a failure).
 
+**Noise level.**  Beside the verdict, ``noise_level`` flags an answer of an accountant
+that computes in float64 on a grid (``Accountant.noise_floor``, an estimate F of its
+absolute noise in delta) when that noise could decide the verdict: a delta(eps) answer
+within F of a verdict boundary (the reference interval's ends, the tolerance's end, or 0),
+or an eps(delta) answer at a delta <= F / tolerance (the peer's noise is then at least the
+tolerance relative to the delta it inverts).  Such a verdict is a finding about this run
+only: on another CPU the same query may be sound or unsound.
+
 "Upper-bound accountants must never be unsound" (issue 4): ``unsound`` and ``failed``
 make ``refacct validate`` exit 1.
 """
@@ -40,7 +48,8 @@ from typing import Optional, Sequence
 
 from .cases import Reference
 
-__all__ = ["VERDICTS", "FAILING", "CLAIMS", "Verdict", "exact_value", "judge", "flag_non_monotone"]
+__all__ = ["VERDICTS", "FAILING", "CLAIMS", "Verdict", "exact_value", "judge", "flag_non_monotone",
+           "noise_level"]
 
 VERDICTS = ("sound", "loose", "undecided", "unsound", "failed", "n/a")
 FAILING = ("unsound", "failed")
@@ -131,6 +140,25 @@ def _judge_lower(x: Fraction, ref: Reference, ratio, tolerance, half_ulp) -> Ver
         return Verdict("sound", ratio)
     return Verdict("loose", ratio, "below refacct's lower bound" if ref.bound == "lower"
                    else "below the truth")
+
+
+def noise_level(reported: object, ref: Reference, kind: str, at: Fraction,
+                floor: Optional[Fraction], claims: str = "upper",
+                tolerance: Fraction = DEFAULT_TOLERANCE) -> str:
+    """"" or "noise-level: ..." for an answer whose verdict float64 noise of size ``floor``
+    could flip (module docstring); ``kind`` and ``at`` are the query's."""
+    if floor is None or ref.infinite or _special(reported) is not None:
+        return ""
+    note = (f"noise-level: the peer's float64 noise (~{float(floor):.2g}) could flip this "
+            "verdict; sound or unsound depending on the platform")
+    if kind == "epsilon":
+        return note if at * tolerance <= floor else ""
+    if kind != "delta":
+        return ""
+    x = exact_value(reported)
+    edges = (ref.low, ref.high * (1 + tolerance), Fraction(0)) if claims == "upper" else \
+        (ref.high, ref.low / (1 + tolerance), Fraction(0))
+    return note if any(abs(x - e) <= floor for e in edges) else ""
 
 
 def flag_non_monotone(points: Sequence[tuple]) -> Sequence[Optional[str]]:

@@ -31,7 +31,7 @@ from math import comb
 from typing import List
 
 from ..cases import Case, Query
-from . import Accountant, float_knobs
+from . import Accountant, fft_noise_floor, float_knobs
 
 __all__ = ["importable", "accountants", "event_of", "KNOBS"]
 
@@ -48,8 +48,10 @@ def importable() -> bool:
 def accountants(**knobs) -> List[Accountant]:
     """The PLD (pessimistic, optimistic) and RDP accountants with ``knobs``."""
     k = float_knobs(knobs, KNOBS)
-    return [Accountant("dp_accounting.pld", "upper", lambda c: _pld_accountant(c, k), k),
-            Accountant("dp_accounting.pld-optimistic", "lower", lambda c: _pld_optimistic(c, k), k),
+    return [Accountant("dp_accounting.pld", "upper", lambda c: _pld_accountant(c, k), k,
+                       fft_noise_floor),
+            Accountant("dp_accounting.pld-optimistic", "lower", lambda c: _pld_optimistic(c, k), k,
+                       fft_noise_floor),
             Accountant("dp_accounting.rdp", "upper", _rdp_accountant, {})]
 
 

@@ -20,7 +20,7 @@ import importlib.util
 from typing import List
 
 from ..cases import Case, Query
-from . import Accountant, float_knobs
+from . import Accountant, fft_noise_floor, float_knobs
 
 __all__ = ["importable", "accountants", "KNOBS"]
 
@@ -35,7 +35,8 @@ def importable() -> bool:
 def accountants(**knobs) -> List[Accountant]:
     """``fourier_accountant`` with ``knobs``."""
     k = float_knobs(knobs, KNOBS)
-    return [Accountant("fourier_accountant", "upper", lambda case: _prepare(case, k), k)]
+    return [Accountant("fourier_accountant", "upper", lambda case: _prepare(case, k), k,
+                       fft_noise_floor)]
 
 
 def _prepare(case: Case, knobs):

@@ -37,7 +37,7 @@ import warnings
 from typing import List, Optional, Tuple
 
 from ..cases import Case, Query
-from . import Accountant, float_knobs
+from . import Accountant, fft_noise_floor, float_knobs
 
 __all__ = ["importable", "accountants", "history_of", "KNOBS"]
 
@@ -52,7 +52,8 @@ def accountants(**knobs) -> List[Accountant]:
     """``opacus.rdp``, ``opacus.prv`` (with ``knobs``) and ``opacus.gdp``."""
     k = float_knobs(knobs, KNOBS)
     return [Accountant("opacus.rdp", "upper", lambda case: _prepare(case, "rdp", {})),
-            Accountant("opacus.prv", "upper", lambda case: _prepare(case, "prv", k), k),
+            Accountant("opacus.prv", "upper", lambda case: _prepare(case, "prv", k), k,
+                       fft_noise_floor),
             Accountant("opacus.gdp", "upper", lambda case: _prepare(case, "gdp", {}))]
 
 

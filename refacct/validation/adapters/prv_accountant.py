@@ -24,7 +24,7 @@ import importlib.util
 from typing import List
 
 from ..cases import Case, Query
-from . import Accountant, float_knobs
+from . import Accountant, fft_noise_floor, float_knobs
 
 __all__ = ["importable", "accountants", "prv_of", "KNOBS"]
 
@@ -40,7 +40,7 @@ def accountants(**knobs) -> List[Accountant]:
     """``prv_accountant.upper`` and ``prv_accountant.lower`` with ``knobs``."""
     k = float_knobs(knobs, KNOBS)
     return [Accountant(f"prv_accountant.{which}", which,
-                       lambda case, which=which: _prepare(case, which, k), k)
+                       lambda case, which=which: _prepare(case, which, k), k, fft_noise_floor)
             for which in ("upper", "lower")]
 
 
