@@ -46,6 +46,7 @@ from .engines.loss_cells import Cells, _fraction_mid, one_step_cells
 from .exact import positive, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
 from .result import DeltaResult, EpsilonResult
+from .errors import InputError, InputTypeError
 
 __all__ = ["delta_bracket", "epsilon_bracket", "Bracketed", "factors_of"]
 
@@ -79,11 +80,11 @@ def factors_of(x, T: int) -> List[Bracketed]:
         pairs = []
         for w, comp in x.terms:
             if comp.steps != 1:
-                raise ValueError("brackets take a public mixture of one-step pairs; "
+                raise InputError("brackets take a public mixture of one-step pairs; "
                                  "compose it with steps=T")
             pairs.append((w, comp.factors[0][0]))
         return [Bracketed(tuple(pairs), T)]
-    raise TypeError(f"brackets need a Pair, Composition or PublicMixture, got {type(x).__name__}")
+    raise InputTypeError(f"brackets need a Pair, Composition or PublicMixture, got {type(x).__name__}")
 
 
 @dataclass
@@ -359,7 +360,7 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
     width = to_mpf(positive(rel_width, "rel_width"))
     floor = rational(floor, "floor")
     if floor < 0:
-        raise ValueError(f"floor must be >= 0, got {floor}")
+        raise InputError(f"floor must be >= 0, got {floor}")
     floor = to_mpf(floor)
     _check_lattice_cap(max_lattice)
     if hasattr(x, "terms") and hasattr(x, "bound"):
@@ -431,7 +432,7 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
     values = [rational(d, "delta") for d in (delta if many else [delta])]
     for d in values:
         if not 0 < d < 1:
-            raise ValueError(f"delta must lie in (0, 1), got {d}")
+            raise InputError(f"delta must lie in (0, 1), got {d}")
     T = check_steps(steps, "steps")
     target = to_mpf(positive(width, "width"))
     _check_lattice_cap(max_lattice)
@@ -519,9 +520,9 @@ def _check_lattice_cap(max_lattice: object) -> None:
     """max_lattice: an int in [1, MAX_LATTICE_CAP] (h = 2^-20 already means millions of
     lattice points per unit of loss)."""
     if isinstance(max_lattice, bool) or not isinstance(max_lattice, int):
-        raise TypeError(f"max_lattice must be an int, got {max_lattice!r}")
+        raise InputTypeError(f"max_lattice must be an int, got {max_lattice!r}")
     if not 1 <= max_lattice <= MAX_LATTICE_CAP:
-        raise ValueError(f"max_lattice must lie in [1, {MAX_LATTICE_CAP}], got {max_lattice}")
+        raise InputError(f"max_lattice must lie in [1, {MAX_LATTICE_CAP}], got {max_lattice}")
 
 
 def _eps_end(m: lattice.Measure, delta: Fraction, upper: bool) -> mpmath.mpf:

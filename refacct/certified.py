@@ -45,6 +45,7 @@ from .engines.arb import arb, flint
 from .engines.arb_composed import composed_hockey
 from .engines.arb_onestep import CertifiedPair, GaussianPair, certified_pair
 from .engines.expsum import ExactBeta
+from .errors import InputError
 
 __all__ = ["hockey_stick", "delta", "epsilon"]
 
@@ -61,13 +62,13 @@ class _Term:
         self.weight = weight
         pairs = [p for p in pairs if p.P != p.Q] or list(pairs[:1])  # (P, P) factors: H unchanged
         if len(pairs) > MAX_STEPS:
-            raise ValueError(f"certified mode handles one step and k = 2, got k = {len(pairs)} "
+            raise InputError(f"certified mode handles one step and k = 2, got k = {len(pairs)} "
                              "(use refacct.delta for verified digits)")
         factors = [certified_pair(p) for p in pairs]
         if len(factors) == 2 and not _closed_form(factors[1]):
             factors.reverse()
         if len(factors) == 2 and not _closed_form(factors[1]):
-            raise ValueError("certified k = 2 needs one factor with closed-form crossings (a "
+            raise InputError("certified k = 2 needs one factor with closed-form crossings (a "
                              "Laplace mixture, or Gaussians at no more than two distinct means)")
         self.factors = factors
 

@@ -29,9 +29,11 @@ times and discrete pairs composed more than 10^4 times (``--steps``, or a spec's
 absolute for eps; default 1/100).  ``--steps`` is at most 10^5.
 
 Exit status: 0 success; 1 ``reproduce`` found a row whose verdict differs from the expected
-one, ``validate`` found an unsound or failed answer, ``cases --check`` found drift, or a
-numerical failure; 2 bad input (usage, pair spec, unreadable file, unsupported
-pair family), reported as one line ``refacct: error: ...`` on stderr.
+one, ``validate`` found an unsound or failed answer, ``cases --check`` found drift, a
+numerical failure, or an internal error (any exception that is not bad input, reported as
+"internal error ...; please report it", the traceback with ``--debug``); 2 bad input
+(usage, ``refacct.errors.InputError`` naming the parameter, pair spec, unreadable file,
+unsupported pair family), reported as one line ``refacct: error: ...`` on stderr.
 """
 from __future__ import annotations
 
@@ -44,7 +46,9 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from . import __version__, mechanisms, routing
+from .errors import InputError
 from .exact import positive, probability, rational
+from .exact_text import MAX_SHOWN_DIGITS, fraction_text, shown as exact_shown, size_text
 from .hockey import MAX_DIGITS, delta, epsilon, hockey_stick
 from .reproduce import (digits_text, format_bound, render_markdown, render_text,
                         run_all)
@@ -56,11 +60,12 @@ from .validation.recompute import directed_text
 __all__ = ["main", "build_parser", "DEFAULT_MARKDOWN"]
 
 DEFAULT_MARKDOWN = "results/reproduce.md"
+EXIT_STATUS = ("exit status: 0 success; 1 a finding (reproduce: a verdict changed, validate: "
+               "an unsound or failed answer, cases --check: drift), a numerical failure, or "
+               "an internal error (reported as such: please report it; --debug shows the "
+               "traceback); 2 bad input (usage, a parameter out of range, a pair spec, an "
+               "unreadable file), one line 'refacct: error: ...' naming it")
 _NEGATIVE_NUMBER = re.compile(r"^-\.?\d")
-
-
-class InputError(Exception):
-    """Bad input: printed as ``refacct: error: <message>``, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -121,8 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="refacct",
         description="Reference accountant for differential privacy: exact and verified "
-                    "hockey-stick divergences, delta(eps) and eps(delta).")
+                    "hockey-stick divergences, delta(eps) and eps(delta).",
+        epilog=EXIT_STATUS)
     parser.add_argument("--version", action="version", version=f"refacct {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an internal error, show the traceback")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def common(p):
@@ -135,6 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="significant digits to verify and print (default 20)")
         p.add_argument("--json", action="store_true",
                        help="print a JSON list, one object per query")
+        p.add_argument("--exact-file", metavar="PATH",
+                       help="write the exact rationals / exact forms in full to PATH (JSON); "
+                            "the output shows those of more than "
+                            f"{MAX_SHOWN_DIGITS} digits by their size")
         p.add_argument("--certified", action="store_true",
                        help="proven enclosures with python-flint (refacct.certified): one step "
                             "and k = 2 of Gaussian / Laplace mixture pairs")
@@ -187,6 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "values and exits 1 if any drifted beyond its bound.")
     validation_command.add_cases_arguments(c)
     c.set_defaults(func=validation_command.run_cases)
+    for command in sub.choices.values():  # --debug after the command too
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                             help="on an internal error, show the traceback")
     return parser
 
 
@@ -305,7 +320,7 @@ def _cmd_delta(args) -> int:
         key, queries = "alpha", args.alpha
         for a in queries:  # check every query before the first (possibly slow) evaluation
             if rational(a, "alpha") < 0:
-                raise ValueError(f"alpha must be >= 0, got {a}")
+                raise InputError(f"alpha must be >= 0, got {a}")
     else:
         key, queries = "eps", args.eps
         for e in queries:
@@ -318,6 +333,7 @@ def _cmd_delta(args) -> int:
     else:
         results = [_delta_of(route.target, key, q, args.digits, args.exact_shuffle,
                              args.certified) for q in queries]
+    _write_exact(args.exact_file, key, queries, results)
     records = [_delta_record(key, q, r, args.digits) for q, r in zip(queries, results)]
     value_name = "delta" if key == "eps" else "H_alpha"
     _print(args, records, key, "delta", value_name)
@@ -335,6 +351,7 @@ def _cmd_epsilon(args) -> int:
     else:
         results = [_epsilon_of(route.target, d, args.digits, args.certified)
                    for d in args.delta]
+    _write_exact(args.exact_file, "delta_target", args.delta, results)
     records = [_epsilon_record(q, r, args.digits) for q, r in zip(args.delta, results)]
     _print(args, records, "delta_target", "eps", "eps")
     return 0
@@ -367,11 +384,41 @@ def _delta_record(key: str, query: str, r: DeltaResult, digits: int) -> dict:
     record = {key: query, "delta": format_mpf(r.value, shown),
               "abs_error": format_bound(r.abs_error),
               "verified_digits": digits_text(r, digits), "method": r.method}
-    if r.exact is not None:
-        record["exact"] = str(r.exact)
+    return _catalogue_fields(_proven_fields(_exact_fields(record, r), r, shown), r)
+
+
+def _exact_fields(record: dict, r) -> dict:
+    """"exact" (a rational) and "exact_form" ({"A", "B"}) when small enough to show
+    (``exact_text.shown``); else "exact_size" / "exact_form_size", the sizes in words
+    (``--exact-file`` writes them in full)."""
+    exact = getattr(r, "exact", None)
+    if exact is not None:
+        text = exact_shown(exact)
+        record.update({"exact": text} if text is not None else {"exact_size": size_text(exact)})
     if r.exact_form is not None:
-        record["exact_form"] = {"A": str(r.exact_form[0]), "B": str(r.exact_form[1])}
-    return _catalogue_fields(_proven_fields(record, r, shown), r)
+        texts = {name: exact_shown(x) for name, x in zip("AB", r.exact_form)}
+        if None in texts.values():
+            record["exact_form_size"] = {name: size_text(x) for name, x in zip("AB", r.exact_form)}
+        else:
+            record["exact_form"] = texts
+    return record
+
+
+def _write_exact(path: Optional[str], key: str, queries: Sequence[str], results) -> None:
+    """``--exact-file PATH``: the exact rationals and forms of every query, in full, as a
+    JSON list (``null`` where a result is not exact)."""
+    if path is None:
+        return
+    rows = []
+    for q, r in zip(queries, results):
+        exact, form = getattr(r, "exact", None), r.exact_form
+        rows.append({key: q, "exact": None if exact is None else fraction_text(exact),
+                     "exact_form": None if form is None else
+                     {"A": fraction_text(form[0]), "B": fraction_text(form[1])}})
+    try:
+        Path(path).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write --exact-file {path}: {exc.strerror or exc}") from None
 
 
 def _shown_digits(r, digits: int) -> int:
@@ -409,27 +456,32 @@ def _epsilon_record(query: str, r: EpsilonResult, digits: int) -> dict:
     record = {"delta_target": query, "eps": format_mpf(r.value, shown),
               "abs_error": format_bound(r.abs_error),
               "verified_digits": digits_text(r, digits), "method": r.method}
-    if r.exact_form is not None:
-        record["exact_form"] = {"A": str(r.exact_form[0]), "B": str(r.exact_form[1])}
-    return _catalogue_fields(_proven_fields(record, r, shown), r)
+    return _catalogue_fields(_proven_fields(_exact_fields(record, r), r, shown), r)
 
 
 def _print(args, records: List[dict], key: str, value_key: str, value_name: str) -> None:
     if args.json:
         print(json.dumps(records, indent=2))
         return
-    has_exact = any("exact" in r for r in records)
+    has_exact = any("exact" in r or "exact_size" in r for r in records)
     ends = ["lower", "upper", "proven"] if any("lower" in r for r in records) else []
     extra = [k for k in ("bound", "attained_by") if any(k in r for r in records)]
     header = [key, value_name, "± bound", "verified digits"] + (["exact"] if has_exact else []) \
         + ends + [{"bound": "tight/upper/lower", "attained_by": "attained by"}[k] for k in extra] \
         + ["method"]
     rows = [[r[key], r[value_key], r["abs_error"], r["verified_digits"]]
-            + ([r.get("exact", "")] if has_exact else [])
+            + ([r.get("exact", _size_cell(r))] if has_exact else [])
             + ([r.get("lower", ""), r.get("upper", ""), "yes" if r.get("proven") else ""]
                if ends else [])
             + [r.get(k, "") for k in extra] + [r["method"]] for r in records]
     print(_table([h.replace("±", "+-") for h in header], rows))
+
+
+def _size_cell(record: dict) -> str:
+    """The table's "exact" cell of a rational too large to show."""
+    if "exact_size" not in record:
+        return ""
+    return f"({record['exact_size']}: --exact-file writes it)"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -458,6 +510,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return exc.code if isinstance(exc.code, int) else 0
     try:
         return args.func(args)
+    except SpecError as exc:
+        return _fail(f"bad pair spec: {exc}")
     except InputError as exc:
         return _fail(str(exc))
     except BrokenPipeError:  # output piped into e.g. head
@@ -468,16 +522,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _fail(f"cannot read {name}: {exc.strerror or exc}")
     except UnicodeDecodeError as exc:
         return _fail(f"cannot read {getattr(args, 'pair', '?')}: not UTF-8 text ({exc.reason})")
-    except SpecError as exc:
-        return _fail(f"bad pair spec: {exc}")
     except NotImplementedError as exc:
         return _fail(f"unsupported pair: {exc}")
-    except (ValueError, TypeError) as exc:
-        return _fail(str(exc))
-    except ArithmeticError as exc:
-        return _fail(f"numerical failure: {exc}", 1)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
+    except ArithmeticError as exc:
+        if args.debug:
+            raise
+        return _fail(f"numerical failure: {exc} (refacct's failure, not your input: please "
+                     "report it; --debug shows the traceback)", 1)
+    except Exception as exc:  # not the user's input: refacct's own failure
+        if args.debug:
+            raise
+        return _fail(f"internal error ({type(exc).__name__}: {exc}); please report it with "
+                     "the command line (--debug shows the traceback)", 1)
 
 
 if __name__ == "__main__":

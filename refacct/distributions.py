@@ -20,6 +20,7 @@ from typing import Hashable, Iterable, Mapping, Sequence, Tuple, Union
 from mpmath import mp
 
 from .exact import positive, probability, rational, sum_exactly, to_mpf
+from .errors import InputError, InputTypeError
 
 __all__ = ["Discrete", "Gaussian", "Laplace", "Mixture", "Continuous", "mixture"]
 
@@ -99,7 +100,7 @@ Component = Union[Gaussian, Laplace]
 def _check_weights(weights: Sequence[Fraction], name: str) -> None:
     total = sum_exactly(weights)
     if total != 1:
-        raise ValueError(f"{name} must sum exactly to 1, got {total}")
+        raise InputError(f"{name} must sum exactly to 1, got {total}")
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ class Mixture(Continuous):
             w = probability(weight, "mixture weight")
             weights.append(w)
             if not isinstance(dist, Continuous):
-                raise TypeError(
+                raise InputTypeError(
                     "Mixture components must be Gaussian, Laplace or Mixture; "
                     "use refacct.mixture(...) to mix Discrete distributions"
                 )
@@ -126,7 +127,7 @@ class Mixture(Continuous):
                     merged[comp] = merged.get(comp, Fraction(0)) + w * v
         _check_weights(weights, "mixture weights")
         if not merged:
-            raise ValueError("a mixture needs at least one component with positive weight")
+            raise InputError("a mixture needs at least one component with positive weight")
         items = sorted(merged.items(), key=lambda kv: repr(kv[0]))
         object.__setattr__(self, "components", tuple((w, c) for c, w in items))
 
@@ -146,7 +147,7 @@ class Discrete:
 
     def __init__(self, masses: Mapping[Hashable, object]) -> None:
         if not isinstance(masses, Mapping) or not masses:
-            raise TypeError("Discrete needs a non-empty mapping outcome -> mass")
+            raise InputTypeError("Discrete needs a non-empty mapping outcome -> mass")
         parsed = {x: probability(m, f"mass of outcome {x!r}") for x, m in masses.items()}
         _check_weights(list(parsed.values()), "Discrete masses")
         items = sorted(((x, m) for x, m in parsed.items() if m), key=lambda kv: repr(kv[0]))
@@ -176,7 +177,7 @@ def mixture(weighted: Iterable[Tuple[object, object]]):
                 total[x] = total.get(x, Fraction(0)) + w * m
         return Discrete(total)
     if any(isinstance(d, Discrete) for _, d in weighted):
-        raise TypeError("cannot mix Discrete with continuous distributions")
+        raise InputTypeError("cannot mix Discrete with continuous distributions")
     return Mixture(weighted)
 
 

@@ -16,6 +16,7 @@ from typing import Union
 
 import mpmath
 from mpmath import mp
+from .errors import InputError, InputTypeError
 
 Exact = Union[int, Fraction, str, decimal.Decimal, float]
 
@@ -36,7 +37,7 @@ def rational(value: object, name: str) -> Fraction:
     Fraction(1, 1000)
     """
     if isinstance(value, bool):
-        raise TypeError(f"{name} must be a number, not a bool")
+        raise InputTypeError(f"{name} must be a number, not a bool")
     if isinstance(value, Rational):
         return Fraction(value)
     if isinstance(value, str):
@@ -44,19 +45,19 @@ def rational(value: object, name: str) -> Fraction:
         try:
             return Fraction(text)
         except (ValueError, ZeroDivisionError):
-            raise ValueError(
+            raise InputError(
                 f"{name} must be a finite rational number such as '3/4' or '1e-3', got {value!r}"
             ) from None
     if isinstance(value, (float, decimal.Decimal)):
         if not math.isfinite(value) if isinstance(value, float) else not value.is_finite():
-            raise ValueError(f"{name} must be finite, got {value!r}")
+            raise InputError(f"{name} must be finite, got {value!r}")
         return Fraction(value)
     if isinstance(value, mpmath.mpf):
         if not mpmath.isfinite(value):
-            raise ValueError(f"{name} must be finite, got {value!r}")
+            raise InputError(f"{name} must be finite, got {value!r}")
         man, exp = value.man_exp
         return Fraction(man) * Fraction(2) ** exp
-    raise TypeError(
+    raise InputTypeError(
         f"{name} must be an int, Fraction, Decimal, float or numeric string, "
         f"got {type(value).__name__}"
     )
@@ -66,7 +67,7 @@ def positive(value: object, name: str) -> Fraction:
     """``rational(value)``, required to be > 0."""
     result = rational(value, name)
     if result <= 0:
-        raise ValueError(f"{name} must be > 0, got {result}")
+        raise InputError(f"{name} must be > 0, got {result}")
     return result
 
 
@@ -74,7 +75,7 @@ def probability(value: object, name: str) -> Fraction:
     """``rational(value)``, required to lie in [0, 1]."""
     result = rational(value, name)
     if not 0 <= result <= 1:
-        raise ValueError(f"{name} must lie in [0, 1], got {result}")
+        raise InputError(f"{name} must lie in [0, 1], got {result}")
     return result
 
 

@@ -28,6 +28,7 @@ from .engines.verify import two_evaluations
 from .exact import rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, as_public_mixture
 from .result import DeltaResult, EpsilonResult
+from .errors import InputError, InputTypeError
 
 __all__ = ["hockey_stick", "delta", "epsilon", "PairLike"]
 
@@ -38,9 +39,9 @@ MAX_DIGITS = 1000
 
 def _digits(digits: object) -> int:
     if isinstance(digits, bool) or not isinstance(digits, int):
-        raise TypeError(f"digits must be an int, got {digits!r}")
+        raise InputTypeError(f"digits must be an int, got {digits!r}")
     if not 1 <= digits <= MAX_DIGITS:
-        raise ValueError(f"digits must lie in [1, {MAX_DIGITS}], got {digits}")
+        raise InputError(f"digits must lie in [1, {MAX_DIGITS}], got {digits}")
     return digits
 
 
@@ -91,12 +92,12 @@ def _alpha_or_eps(alpha: object, eps: object) -> Tuple[Optional[Fraction], Optio
     """(alpha, None) or (None, eps) parsed exactly: exactly one of alpha (a rational >= 0)
     and eps (a rational) must be given."""
     if (alpha is None) == (eps is None):
-        raise TypeError("give exactly one of alpha and eps")
+        raise InputTypeError("give exactly one of alpha and eps")
     if alpha is None:
         return None, rational(eps, "eps")
     a = rational(alpha, "alpha")
     if a < 0:
-        raise ValueError(f"alpha must be >= 0, got {a}")
+        raise InputError(f"alpha must be >= 0, got {a}")
     return a, None
 
 
@@ -234,7 +235,7 @@ def epsilon(pair: PairLike, delta, *, digits: int = 20):
 def _delta_target(value: object) -> Fraction:
     d = rational(value, "delta")
     if not 0 <= d <= 1:
-        raise ValueError(f"delta must lie in [0, 1], got {d}")
+        raise InputError(f"delta must lie in [0, 1], got {d}")
     return d
 
 

@@ -24,6 +24,7 @@ from typing import Iterable, Tuple, Union
 
 from .distributions import Continuous, Discrete
 from .exact import count_vectors, probability, sum_exactly
+from .errors import InputError, InputTypeError
 
 __all__ = ["Pair", "Composition", "PublicMixture", "as_public_mixture", "steps"]
 
@@ -31,9 +32,9 @@ __all__ = ["Pair", "Composition", "PublicMixture", "as_public_mixture", "steps"]
 def steps(k: object, name: str = "k") -> int:
     """A number of compositions: an int >= 1."""
     if isinstance(k, bool) or not isinstance(k, int):
-        raise TypeError(f"{name} must be an int >= 1, got {k!r}")
+        raise InputTypeError(f"{name} must be an int >= 1, got {k!r}")
     if k < 1:
-        raise ValueError(f"{name} must be >= 1, got {k}")
+        raise InputError(f"{name} must be >= 1, got {k}")
     return k
 
 
@@ -49,9 +50,9 @@ class Pair:
         kinds = [isinstance(d, Discrete) for d in (self.P, self.Q)]
         for name, d in (("P", self.P), ("Q", self.Q)):
             if not isinstance(d, (Discrete, Continuous)):
-                raise TypeError(f"{name} must be a refacct distribution, got {type(d).__name__}")
+                raise InputTypeError(f"{name} must be a refacct distribution, got {type(d).__name__}")
         if kinds[0] != kinds[1]:
-            raise TypeError("P and Q must both be Discrete or both be continuous")
+            raise InputTypeError("P and Q must both be Discrete or both be continuous")
 
     @property
     def is_discrete(self) -> bool:
@@ -80,7 +81,7 @@ class Composition:
         counts = Counter()
         for p in pairs:
             if not isinstance(p, Pair):
-                raise TypeError(f"expected a Pair, got {type(p).__name__}")
+                raise InputTypeError(f"expected a Pair, got {type(p).__name__}")
             counts[p] += 1
         return Composition._canonical(counts)
 
@@ -120,7 +121,7 @@ def as_composition(x) -> Composition:
         return x
     if isinstance(x, Pair):
         return Composition.of(x)
-    raise TypeError(f"expected a Pair or Composition, got {type(x).__name__}")
+    raise InputTypeError(f"expected a Pair or Composition, got {type(x).__name__}")
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ class PublicMixture:
                 c = as_composition(term)
                 merged[c] = merged.get(c, Fraction(0)) + w
         if sum_exactly(weights) != 1:
-            raise ValueError(f"public mixture weights must sum exactly to 1, got {sum_exactly(weights)}")
+            raise InputError(f"public mixture weights must sum exactly to 1, got {sum_exactly(weights)}")
         items = sorted(merged.items(), key=lambda kv: repr(kv[0]))
         object.__setattr__(self, "terms", tuple((w, c) for c, w in items))
 
@@ -183,6 +184,6 @@ def as_public_mixture(x) -> PublicMixture:
         return x
     if isinstance(x, (Pair, Composition)):
         return PublicMixture.of(x)
-    raise TypeError(
+    raise InputTypeError(
         f"expected a Pair, Composition or PublicMixture, got {type(x).__name__}"
     )

@@ -46,6 +46,7 @@ from .distributions import Discrete, Gaussian
 from .hockey import delta, epsilon, hockey_stick
 from .mechanisms.truncated_poisson import prob_no_truncation, q_trunc, q_trunc_sum
 from .pairs import Composition, Pair
+from .exact_text import shown
 from .result import DeltaResult, EpsilonResult, format_mpf, verified_digits
 
 __all__ = [
@@ -495,9 +496,8 @@ class Outcome:
     @property
     def value_text(self) -> str:
         exact = getattr(self.result, "exact", None)
-        if exact is not None:
-            return str(exact)
-        return format_mpf(self.result.value, self.digits)
+        text = None if exact is None else shown(exact)
+        return text if text is not None else format_mpf(self.result.value, self.digits)
 
 
 def run(row: Reproduction, digits: int = 20) -> Outcome:

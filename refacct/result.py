@@ -9,15 +9,21 @@ method that produced it.
 bound guarantees.  ``lower`` and ``upper`` are the ends of the enclosure: value -+ abs_error,
 or, for a ``proven`` result (ball arithmetic, ``refacct.brackets``, ``refacct.certified``),
 the exact binary ends of the enclosure, with ``value`` its midpoint.
+
+Exact rationals of any size print (``str``, ``repr``) without Python's int-to-string limit:
+in full up to ``exact_text.MAX_SHOWN_DIGITS`` digits, else as the decimal value and the
+rational's size (``refacct.exact_text``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Optional, Tuple
 
 import mpmath
 from mpmath import mp
+
+from .exact_text import shown, size_text
 
 __all__ = ["DeltaResult", "EpsilonResult", "verified_digits", "format_mpf"]
 
@@ -54,7 +60,17 @@ def _outward(value, shift) -> mpmath.mpf:
         return mp.fadd(value, shift, rounding="f" if shift < 0 else "c")
 
 
-@dataclass(frozen=True)
+def _field_repr(x) -> str:
+    """repr of a result's field; an exact rational too large to show as its size."""
+    if isinstance(x, Fraction):
+        text = shown(x)
+        return f"Fraction('{text}')" if text is not None else f"<exact rational: {size_text(x)}>"
+    if isinstance(x, tuple):
+        return "(" + ", ".join(_field_repr(v) for v in x) + ("," if len(x) == 1 else "") + ")"
+    return repr(x)
+
+
+@dataclass(frozen=True, repr=False)
 class _Bounded:
     """A value with an absolute error bound, the method that produced it, and the digits
     requested."""
@@ -88,8 +104,13 @@ class _Bounded:
             return "inf"
         return f"{format_mpf(self.value, self.digits)} (± {format_mpf(self.abs_error, 3)})"
 
+    def __repr__(self) -> str:
+        shown_fields = ", ".join(f"{f.name}={_field_repr(getattr(self, f.name))}"
+                                 for f in fields(self) if f.repr)
+        return f"{type(self).__name__}({shown_fields})"
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class DeltaResult(_Bounded):
     """H_alpha(P || Q) with its error bound.
 
@@ -106,10 +127,17 @@ class DeltaResult(_Bounded):
     proven: bool = False
 
     def __str__(self) -> str:
-        return str(self.exact) if self.exact is not None else super().__str__()
+        """The exact rational when there is one and it is small enough to show, else the
+        decimal value and its bound (with the exact rational's size)."""
+        if self.exact is None:
+            return super().__str__()
+        text = shown(self.exact)
+        if text is not None:
+            return text
+        return f"{format_mpf(self.value, self.digits)} (exact: {size_text(self.exact)})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class EpsilonResult(_Bounded):
     """The smallest eps >= 0 with delta(eps) <= delta_target, with its error bound.
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Callable, List, Sequence, Tuple
 
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
+from .errors import InputError, InputTypeError
 
 __all__ = ["MAX_STEPS", "QUADRATURE_MAX_STEPS", "EXACT_MAX_STEPS", "MAX_MIXED_STEPS",
            "Route", "compositions", "needs_bracket", "route_pair", "route_entry", "bracket"]
@@ -69,7 +70,7 @@ def _factors(pair) -> Tuple[Tuple[Pair, int], ...]:
         return pair.factors
     if isinstance(pair, PublicMixture):
         return tuple(f for _, comp in pair.terms for f in comp.factors)
-    raise TypeError(f"expected a Pair, Composition, PublicMixture or catalogue entry, got "
+    raise InputTypeError(f"expected a Pair, Composition, PublicMixture or catalogue entry, got "
                     f"{type(pair).__name__}")
 
 
@@ -99,7 +100,7 @@ def needs_bracket(x, steps: int = 1) -> bool:
 
 def _check_total(total: int) -> None:
     if total > MAX_STEPS:
-        raise ValueError(f"steps must be <= {MAX_STEPS} (the range of the proven brackets), "
+        raise InputError(f"steps must be <= {MAX_STEPS} (the range of the proven brackets), "
                          f"got {total} compositions")
 
 
@@ -129,7 +130,7 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
     one = make(1)
     if not hasattr(one, "terms"):  # Shuffled: lower bounds by formula, no pair to bracket
         if force:
-            raise ValueError("shuffling has no proven-bracket path: its curve is 002's lower "
+            raise InputError("shuffling has no proven-bracket path: its curve is 002's lower "
                              "bound, not a pair")
         return Route(make(T), 1, False, STANDARD)
     count, continuous = compositions(one)
@@ -145,7 +146,7 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
     if not force and T <= _limit(continuous):
         return Route(make(T), 1, False, STANDARD)
     if T > MAX_MIXED_STEPS:
-        raise ValueError(f"{one.description.replace('1 step(s)', f'{T} step(s)')} has "
+        raise InputError(f"{one.description.replace('1 step(s)', f'{T} step(s)')} has "
                          f"{T + 1} terms mixing the orders of the steps, not a {T}-fold "
                          f"composition: proven brackets take it up to {MAX_MIXED_STEPS} "
                          f"steps, the standard engines up to {_limit(continuous)}")
@@ -158,7 +159,7 @@ def bracket(route: Route, kind: str, values: Sequence[object], width: object = N
     or eps at each delta (``"epsilon"``, ``width`` absolute); default width 1/100."""
     from . import brackets
     if kind not in ("delta", "epsilon"):
-        raise ValueError(f"proven brackets answer delta(eps) and eps(delta), not {kind}")
+        raise InputError(f"proven brackets answer delta(eps) and eps(delta), not {kind}")
     options = {} if width is None else {"rel_width" if kind == "delta" else "width": width}
     run = brackets.delta_bracket if kind == "delta" else brackets.epsilon_bracket
     return run(route.target, list(values), route.steps, **options)

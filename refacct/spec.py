@@ -51,6 +51,7 @@ from typing import Any, Callable, Dict, List, Union
 
 from .distributions import Discrete, Gaussian, Laplace, mixture
 from .exact import positive, probability, rational
+from .errors import InputError
 from .pairs import Composition, Pair
 
 __all__ = ["SpecError", "load_pair", "load_pair_file", "parse_factor", "loads"]
@@ -60,7 +61,7 @@ PARAMETERS = {"gaussian": (("mean", rational), ("sigma", positive)),
               "laplace": (("loc", rational), ("scale", positive))}
 
 
-class SpecError(ValueError):
+class SpecError(InputError):
     """A pair specification that cannot be read; the message starts with the path of the
     offending entry."""
 

@@ -49,6 +49,8 @@ from mpmath import mp
 from mpmath.libmp import from_man_exp
 
 from . import __version__
+from .exact_text import fraction_from_text, fraction_text, int_text
+from .errors import InputError, InputTypeError
 
 __all__ = ["sweep", "product", "query_key", "encode", "decode"]
 
@@ -64,29 +66,34 @@ def product(**axes: Sequence[Any]) -> List[Dict[str, Any]]:
 
 # --- exact encoding ----------------------------------------------------------------------
 
+_JSON_INT_BITS = 10_000  # about 3000 digits: plain JSON numbers below, {"int": text} above
+
+
 def encode(x: Any) -> Any:
     """``x`` as JSON-ready data that ``decode`` turns back into an equal object, exactly:
     mpf (mantissa and exponent; +-inf, nan by name), Fraction, str, int, bool, None, lists,
     tuples, dicts with str keys and dataclass instances (class path and fields)."""
+    if isinstance(x, int) and not isinstance(x, bool) and abs(x).bit_length() > _JSON_INT_BITS:
+        return {"int": int_text(x)}  # json.dumps refuses ints beyond Python's str limit
     if x is None or isinstance(x, (bool, int, str)):
         return x
     if isinstance(x, float):
-        raise TypeError(f"binary float {x!r} refused: pass exact values (str, Fraction, int, mpf)")
+        raise InputTypeError(f"binary float {x!r} refused: pass exact values (str, Fraction, int, mpf)")
     if isinstance(x, mpmath.mpf):
         return {"mpf": _mpf_text(x)}
     if isinstance(x, Fraction):
-        return {"fraction": str(x)}
+        return {"fraction": fraction_text(x)}
     if isinstance(x, (list, tuple)):
         return {"tuple" if isinstance(x, tuple) else "list": [encode(v) for v in x]}
     if isinstance(x, dict):
         if not all(isinstance(k, str) for k in x):
-            raise TypeError("dict keys must be str")
+            raise InputTypeError("dict keys must be str")
         return {"dict": {k: encode(v) for k, v in x.items()}}
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         cls = type(x)
         fields = {f.name: encode(getattr(x, f.name)) for f in dataclasses.fields(x) if f.init}
         return {"dataclass": f"{cls.__module__}:{cls.__qualname__}", "fields": fields}
-    raise TypeError(f"cannot store a {type(x).__name__} exactly")
+    raise InputTypeError(f"cannot store a {type(x).__name__} exactly")
 
 
 def decode(data: Any) -> Any:
@@ -103,7 +110,9 @@ def decode(data: Any) -> Any:
     if tag == "mpf":
         return _mpf_from_text(value)
     if tag == "fraction":
-        return Fraction(value)
+        return fraction_from_text(value)
+    if tag == "int":
+        return fraction_from_text(value).numerator
     if tag in ("list", "tuple"):
         items = [decode(v) for v in value]
         return tuple(items) if tag == "tuple" else items
@@ -119,13 +128,14 @@ def _mpf_text(x: mpmath.mpf) -> str:
     if mpmath.isinf(x):
         return "+inf" if x > 0 else "-inf"
     man, exp = x.man_exp if x else (0, 0)
-    return f"{man}p{exp}"
+    return f"{int_text(man)}p{exp}"
 
 
 def _mpf_from_text(text: str) -> mpmath.mpf:
     if text in ("+inf", "-inf", "nan"):
         return {"+inf": mp.inf, "-inf": -mp.inf, "nan": mp.nan}[text]
-    man, exp = (int(v) for v in text.split("p"))
+    man, exp = text.split("p")
+    man, exp = fraction_from_text(man).numerator, int(exp)
     return mp.make_mpf(from_man_exp(man, exp))  # exact: no rounding to mp.prec
 
 
@@ -228,9 +238,9 @@ def sweep(fn: Callable[..., Any], points: Iterable[Point], *,
     Exceptions raised by ``fn`` propagate (pending points are cancelled)."""
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
-        raise ValueError(f"workers must be an int >= 1 or None, got {workers!r}")
+        raise InputError(f"workers must be an int >= 1 or None, got {workers!r}")
     if executor is not None and not isinstance(executor, Executor):
-        raise TypeError(f"executor must be a concurrent.futures.Executor, got {executor!r}")
+        raise InputTypeError(f"executor must be a concurrent.futures.Executor, got {executor!r}")
     points = [dict(p) for p in points]
     store = _Cache(cache)
     keys = [query_key(fn, p) for p in points]

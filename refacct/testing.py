@@ -20,6 +20,7 @@ from .validation.adapters import Accountant, resolve
 from .validation.cases import load_cases, select
 from .validation.harness import Row, validate
 from .validation.verdicts import FAILING
+from .errors import InputError
 
 __all__ = ["assert_sound"]
 
@@ -50,7 +51,7 @@ def assert_sound(accountant: Union[Callable, Accountant, str],
     reference cases matching the name patterns ``cases`` (all cases when None)."""
     chosen = select(load_cases(), cases)
     if not chosen:
-        raise ValueError(f"no reference case matches {cases}")
+        raise InputError(f"no reference case matches {cases}")
     rows = validate(_as_accountants(accountant), chosen)
     bad = [r for r in rows if r.verdict.verdict in FAILING]
     if bad:

@@ -37,6 +37,7 @@ from ..pairs import Pair
 from .arb import acb, arb, balls, flint, mass, pdf, to_arb
 from .expsum import BallBeta, ExactBeta, ExpSum
 from .onestep import _signed_weights, by_family
+from ..errors import InputError
 
 __all__ = ["CertifiedPair", "certified_pair", "Root"]
 
@@ -135,7 +136,7 @@ class CertifiedPair:
         for a, b in pieces:
             for end in (a, b):
                 if isinstance(end, arb):
-                    raise ValueError(f"{self.describe()}: no closed-form crossing to "
+                    raise InputError(f"{self.describe()}: no closed-form crossing to "
                                      "integrate over")
 
         P, Q = balls(self.P), balls(self.Q)
@@ -242,7 +243,7 @@ class GaussianPair(CertifiedPair):
         if max(lp) > max(lq) or min(lp) < min(lq):
             return None
         if len(self.rows) > 2:
-            raise ValueError("the sup of the privacy loss of a Gaussian mixture at more than two "
+            raise InputError("the sup of the privacy loss of a Gaussian mixture at more than two "
                              "means is not certified")
         limits = [cp.terms[0][1] / cq.terms[0][1] if not cp.is_zero() else Fraction(0)
                   for _, cp, cq in (self.rows[0], self.rows[-1])]
@@ -467,7 +468,7 @@ def certified_pair(pair: Pair) -> CertifiedPair:
     """The certified evaluator of a continuous pair; ``ValueError`` naming what is not
     supported (discrete pairs, mixed families or scales)."""
     if pair.is_discrete:
-        raise ValueError("certified mode is for continuous pairs; discrete pairs are exact "
+        raise InputError("certified mode is for continuous pairs; discrete pairs are exact "
                          "already (refacct.hockey_stick returns .exact)")
     return by_family(pair.P, pair.Q, {"gaussian": GaussianPair, "laplace": LaplacePair},
                      "certified mode")

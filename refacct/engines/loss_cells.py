@@ -44,6 +44,7 @@ import flint
 from ..distributions import Continuous
 from .arb import laplace_lower, laplace_upper, to_arb
 from .onestep import by_family
+from ..errors import InputError
 
 __all__ = ["Cells", "LossEnd", "MonotoneLoss", "GaussianLoss", "LaplaceLoss", "DiscreteLoss",
            "loss_of", "one_step_cells", "add_cells"]
@@ -212,7 +213,7 @@ def _direction(a, b) -> int:
         return 1
     if max(mus) <= min(nus):
         return -1
-    raise ValueError("brackets need a monotone privacy loss: every location of Q on one "
+    raise InputError("brackets need a monotone privacy loss: every location of Q on one "
                      "side of every location of P")
 
 
@@ -229,7 +230,7 @@ class GaussianLoss(MonotoneLoss):
     def __init__(self, P: Continuous, Q: Continuous) -> None:
         sigmas = {c.sigma for _, c in P.components + Q.components}
         if len(sigmas) != 1:
-            raise ValueError("brackets need one common sigma for all Gaussian components")
+            raise InputError("brackets need one common sigma for all Gaussian components")
         self.sigma = self.scale = sigmas.pop()
         self.a = tuple((w, c.mean) for w, c in P.components)
         self.b = tuple((w, c.mean) for w, c in Q.components)
@@ -311,12 +312,12 @@ class LaplaceLoss(MonotoneLoss):
     def __init__(self, P: Continuous, Q: Continuous) -> None:
         scales = {c.scale for _, c in P.components + Q.components}
         if len(scales) != 1:
-            raise ValueError("brackets need one common scale for all Laplace components")
+            raise InputError("brackets need one common scale for all Laplace components")
         self.scale = scales.pop()
         self.a = tuple((w, c.loc) for w, c in P.components)
         self.b = tuple((w, c.loc) for w, c in Q.components)
         if len(self.a) > 1 and len(self.b) > 1:
-            raise ValueError("brackets need a Laplace pair with a single location on one side")
+            raise InputError("brackets need a Laplace pair with a single location on one side")
         self.direction = _direction(self.a, self.b)
         self.locations = sorted({m for _, m in self.a + self.b})
         low, high = self.locations[0], self.locations[-1]

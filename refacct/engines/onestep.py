@@ -27,6 +27,7 @@ from mpmath import mp
 from ..distributions import Continuous, Gaussian, Laplace, numeric
 from ..exact import to_mpf
 from .crossings import general_positive_intervals
+from ..errors import InputError
 
 __all__ = ["OneStep", "onestep", "supports", "by_family"]
 
@@ -47,7 +48,7 @@ def by_family(P: Continuous, Q: Continuous, makers: dict, purpose: str):
     mixtures with one scale."""
     family = supports(P, Q)
     if family not in makers:
-        raise ValueError(f"{purpose} supports Gaussian mixtures with one common sigma or "
+        raise InputError(f"{purpose} supports Gaussian mixtures with one common sigma or "
                          f"Laplace mixtures with one common scale, got {P!r} vs {Q!r}")
     return makers[family](P, Q)
 

@@ -29,6 +29,7 @@ from ..distributions import Continuous, Discrete, Gaussian, Laplace, mixture
 from ..exact import positive, probability
 from ..pairs import Pair
 from .curves import Provenance
+from ..errors import InputError, InputTypeError
 
 __all__ = ["Base", "Additive", "gaussian", "laplace", "randomized_response", "discrete"]
 
@@ -49,7 +50,7 @@ class Base:
     def substitution_pair(self, scheme: str) -> Pair:
         """The substitution pair, or a ValueError naming the sampling ``scheme`` that needs it."""
         if self.substitution is None:
-            raise ValueError(f"{scheme} needs the base mechanism's substitution pair; "
+            raise InputError(f"{scheme} needs the base mechanism's substitution pair; "
                              f"{self.name} was built without one (discrete(..., substitution=...))")
         return self.substitution
 
@@ -119,7 +120,7 @@ def discrete(P: Discrete, Q: Discrete, substitution: Optional[Tuple[Discrete, Di
                                            (("substitution[0]", substitution[0]),
                                             ("substitution[1]", substitution[1]))):
         if not isinstance(d, Discrete):
-            raise TypeError(f"{label} must be a refacct.Discrete, got {type(d).__name__}")
+            raise InputTypeError(f"{label} must be a refacct.Discrete, got {type(d).__name__}")
     sub = None if substitution is None else Pair(*substitution)
     return Base(name, Pair(P, Q), sub,
                 Provenance("user-supplied output distributions", "-", "-"))

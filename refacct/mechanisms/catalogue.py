@@ -14,6 +14,7 @@ from .poisson import poisson_subsampled
 from .truncated_poisson import truncated_poisson
 from .unsampled import unsampled
 from .without_replacement import wor_subsampled
+from ..errors import InputError
 
 __all__ = ["FAMILIES", "SAMPLINGS", "base_mechanism", "build", "Shuffled"]
 
@@ -26,14 +27,14 @@ def base_mechanism(family: str, *, sigma=None, scale=None, p=None, sensitivity=N
     given = {"sigma": sigma, "scale": scale, "p": p}
     own = {"gaussian": "sigma", "laplace": "scale", "rr": "p"}.get(family)
     if own is None:
-        raise ValueError(f"mechanism must be one of {', '.join(FAMILIES)}, got {family!r}")
+        raise InputError(f"mechanism must be one of {', '.join(FAMILIES)}, got {family!r}")
     extra = [k for k, v in given.items() if v is not None and k != own]
     if extra or given[own] is None:
-        raise ValueError(f"{family} takes --{own} (and not {', '.join('--' + k for k in extra) or 'others'})"
+        raise InputError(f"{family} takes --{own} (and not {', '.join('--' + k for k in extra) or 'others'})"
                          if extra else f"{family} needs --{own}")
     if family == "rr":
         if sensitivity is not None:
-            raise ValueError("rr has no --sensitivity")
+            raise InputError("rr has no --sensitivity")
         return randomized_response(p)
     make = gaussian if family == "gaussian" else laplace
     return make(given[own], 1 if sensitivity is None else sensitivity)
@@ -41,7 +42,7 @@ def base_mechanism(family: str, *, sigma=None, scale=None, p=None, sensitivity=N
 
 def _need(name: str, value, sampling: str):
     if value is None:
-        raise ValueError(f"--sampling {sampling} needs --{name.replace('_', '-')}")
+        raise InputError(f"--sampling {sampling} needs --{name.replace('_', '-')}")
     return value
 
 
@@ -52,7 +53,7 @@ def build(base: Base, sampling: str, relation: str, *, steps: int = 1,
     selects 003's group pairs (Poisson / WOR) or sensitivity K Delta (no sampling);
     ``shuffle`` gives a ``Shuffled`` (lower bounds, not a pair)."""
     if sampling not in SAMPLINGS:
-        raise ValueError(f"sampling must be one of {', '.join(SAMPLINGS)}, got {sampling!r}")
+        raise InputError(f"sampling must be one of {', '.join(SAMPLINGS)}, got {sampling!r}")
     if sampling == "shuffle":
         return Shuffled(base, relation, steps, group)
     if group not in (None, 1):
@@ -67,7 +68,7 @@ def build(base: Base, sampling: str, relation: str, *, steps: int = 1,
     if sampling == "deterministic":
         return deterministic_batching(base, relation, steps)
     if not (getattr(base, "family", None) == "gaussian"):
-        raise ValueError("truncated-poisson (004) is in the catalogue for gaussian only")
+        raise InputError("truncated-poisson (004) is in the catalogue for gaussian only")
     return truncated_poisson(base.width, _need("n", n, sampling),
                              _need("p_sample", p_sample, sampling),
                              _need("max_batch", max_batch, sampling), relation, steps,
@@ -82,7 +83,7 @@ def _group(base: Base, sampling: str, relation: str, steps: int, K: int, q, n, b
                                  K, relation, steps)
     if sampling == "none" and hasattr(base, "scaled"):
         return unsampled(base.scaled(K), relation, steps)
-    raise ValueError(f"--group is in the catalogue for --sampling poisson, wor (003) and none "
+    raise InputError(f"--group is in the catalogue for --sampling poisson, wor (003) and none "
                      f"(gaussian / laplace), not {sampling}")
 
 
@@ -95,10 +96,10 @@ class Shuffled:
 
     def __init__(self, base: Base, relation: str, steps: int, group: Optional[int]) -> None:
         if getattr(base, "family", None) != "gaussian" or relation != "zero-out":
-            raise ValueError("shuffling is in the catalogue for gaussian under zero-out "
+            raise InputError("shuffling is in the catalogue for gaussian under zero-out "
                              "(002 Sec. 2.2) only")
         if group not in (None, 1):
-            raise ValueError("shuffling has no group privacy in the catalogue")
+            raise InputError("shuffling has no group privacy in the catalogue")
         self.module, self.steps = shuffle, steps
         self.sigma = base.width / base.sensitivity
 

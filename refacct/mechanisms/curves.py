@@ -32,6 +32,7 @@ from .. import hockey
 from ..exact import positive, rational
 from ..pairs import PublicMixture, as_public_mixture
 from ..result import DeltaResult, EpsilonResult
+from ..errors import InputError, InputTypeError
 
 __all__ = ["BOUNDS", "Provenance", "Dominated", "MechanismDelta", "MechanismEpsilon",
            "maximum_epsilon",
@@ -67,16 +68,16 @@ class Dominated:
 
     def __post_init__(self) -> None:
         if self.bound not in BOUNDS:
-            raise ValueError(f"bound must be one of {BOUNDS}, got {self.bound!r}")
+            raise InputError(f"bound must be one of {BOUNDS}, got {self.bound!r}")
         if not self.terms:
-            raise ValueError("a catalogue entry needs at least one term")
+            raise InputError("a catalogue entry needs at least one term")
 
     def public_mixture(self) -> PublicMixture:
         """The single pair, for ``refacct.delta``; several terms are a maximum of curves,
         which a single pair cannot express."""
         if len(self.terms) != 1:
             labels = ", ".join(label for label, _ in self.terms)
-            raise TypeError(
+            raise InputTypeError(
                 f"{self.description} has {len(self.terms)} terms ({labels}) whose maximum is "
                 "the curve; use refacct.mechanisms.delta / epsilon / hockey_stick")
         return as_public_mixture(self.terms[0][1])
@@ -94,7 +95,7 @@ class Dominated:
         return "; ".join(str(p) for p in self.provenance)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class MechanismDelta(DeltaResult):
     """``DeltaResult`` of a maximum of terms: ``attained_by`` names the term(s) that can
     attain the maximum within the error bounds, ``bound`` is tight / upper / lower and
@@ -105,7 +106,7 @@ class MechanismDelta(DeltaResult):
     terms: Tuple[Tuple[str, DeltaResult], ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class MechanismEpsilon(EpsilonResult):
     """``EpsilonResult`` of a maximum of curves: eps = max_i eps_i(delta)."""
 
@@ -205,7 +206,7 @@ def epsilon(mech: Dominated, delta_target, *,
 
 def _check(mech) -> None:
     if not isinstance(mech, Dominated):
-        raise TypeError(f"expected a catalogue entry (Dominated), got {type(mech).__name__}")
+        raise InputTypeError(f"expected a catalogue entry (Dominated), got {type(mech).__name__}")
 
 
 def switch_point(mech: Dominated, first: str, second: str, lo: object, hi: object, *,
@@ -232,7 +233,7 @@ def switch_point(mech: Dominated, first: str, second: str, lo: object, hi: objec
 
     sa, sb = sign(a), sign(b)
     if sa == sb:
-        raise ValueError(f"delta_{first} - delta_{second} has the same sign at lo and hi")
+        raise InputError(f"delta_{first} - delta_{second} has the same sign at lo and hi")
     while b - a > tol:
         mid = (a + b) / 2
         if sign(mid) == sa:

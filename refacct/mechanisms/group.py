@@ -25,6 +25,7 @@ from .curves import Dominated, MechanismDelta, Provenance, delta as curve_delta
 from .relations import check_relation, directions
 from .truncated_poisson import binom_pmf
 from .without_replacement import batch_size
+from ..errors import InputError, InputTypeError
 
 __all__ = ["group_poisson", "group_fixed_batch", "hypergeom_pmf", "vadhan_delta"]
 
@@ -33,9 +34,9 @@ _PAPER = "003_e3be10c9628f5bf4.txt"
 
 def _group(K: object) -> int:
     if isinstance(K, bool) or not isinstance(K, int):
-        raise TypeError(f"group must be an int, got {K!r}")
+        raise InputTypeError(f"group must be an int, got {K!r}")
     if K < 1:
-        raise ValueError(f"group must be >= 1, got {K}")
+        raise InputError(f"group must be >= 1, got {K}")
     return K
 
 
@@ -47,7 +48,7 @@ def hypergeom_pmf(draws: int, total: int, marked: int, m: int) -> Fraction:
 
 def _mog(base: Additive, weights, c: int, rel: str, steps: int, desc: str, theorem: str):
     if not (isinstance(base, Additive) and base.family == "gaussian"):
-        raise ValueError("group privacy (003) is in the catalogue for the Gaussian mechanism only")
+        raise InputError("group privacy (003) is in the catalogue for the Gaussian mechanism only")
     rel = check_relation(rel, ("add", "remove", "add-remove"), "group privacy")
     add = Pair(base.at(0), base.mix([(w, c * m) for m, w in enumerate(weights)]))
     return Dominated(f"{base.name}, {desc}, {rel}, {steps} step(s)",

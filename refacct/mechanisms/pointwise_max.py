@@ -26,6 +26,7 @@ from .base import Base
 from .curves import Dominated, Provenance
 from .relations import powered
 from .without_replacement import THM_14, substitution_outputs
+from ..errors import InputError
 
 __all__ = ["pointwise_max_pair", "wor_substitution_upper"]
 
@@ -37,12 +38,12 @@ def pointwise_max_pair(A: Discrete, B: Discrete) -> Pair:
     """(P*, Q*) of the module docstring: H_alpha(P* || Q*) = H_alpha(A || B) for alpha >= 1
     and H_alpha(B || A) for alpha < 1."""
     if not (isinstance(A, Discrete) and isinstance(B, Discrete)):
-        raise ValueError("the pointwise-maximum pair (001 App. D) is built for discrete "
+        raise InputError("the pointwise-maximum pair (001 App. D) is built for discrete "
                          "base mechanisms only")
     plus = [x for x in set(A.support()) | set(B.support()) if A.mass_of(x) > B.mass_of(x)]
     m = sum((A.mass_of(x) + B.mass_of(x) for x in plus), Fraction(0))
     if m > 1:
-        raise ValueError(f"A(S+) + B(S+) = {m} > 1: the pointwise maximum is not convex at "
+        raise InputError(f"A(S+) + B(S+) = {m} > 1: the pointwise maximum is not convex at "
                          "alpha = 1, so no pair has it as its curve")
     P = {("neutral",): 1 - m}
     Q = {("neutral",): 1 - m}

@@ -23,6 +23,7 @@ from ..pairs import Pair
 from .base import Additive, Base
 from .curves import Dominated, Provenance
 from .relations import check_relation, directions, powered
+from ..errors import InputError
 
 __all__ = ["poisson_subsampled", "THM_10_1", "PROP_13"]
 
@@ -41,7 +42,7 @@ def poisson_subsampled(base: Base, q: object, relation: str = "add-remove",
     desc = f"{base.name}, Poisson q = {q}, {rel}, {steps} step(s)"
     if rel in ("substitution", "replace-one"):
         if not (isinstance(base, Additive) and base.family == "gaussian"):
-            raise ValueError("Poisson sampling x substitution is in the catalogue for the "
+            raise InputError("Poisson sampling x substitution is in the catalogue for the "
                              "Gaussian mechanism only (001 Prop. 13)")
         pair = Pair(base.mix([(1 - q, 0), (q, 1)]), base.mix([(1 - q, 0), (q, -1)]))
         return Dominated(desc, (("substitution", powered(pair, steps)),), "tight",

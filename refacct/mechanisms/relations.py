@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Tuple
 
 from ..pairs import Composition, Pair, steps as check_steps
+from ..errors import InputError
 
 __all__ = ["RELATIONS", "check_relation", "directions", "powered", "mixed_directions"]
 
@@ -33,7 +34,7 @@ def check_relation(name: object, allowed: Tuple[str, ...] = RELATIONS, scheme: s
     """Validate a relation name against ``allowed`` (those in the catalogue for ``scheme``)."""
     if not isinstance(name, str) or name not in allowed:
         where = f" for {scheme}" if scheme else ""
-        raise ValueError(f"relation must be one of {', '.join(allowed)}{where}, got {name!r}")
+        raise InputError(f"relation must be one of {', '.join(allowed)}{where}, got {name!r}")
     return name
 
 

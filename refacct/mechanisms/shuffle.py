@@ -90,6 +90,7 @@ from ..engines.verify import two_evaluations
 from ..exact import positive, probability, rational, to_mpf
 from ..hockey import _digits, _illinois
 from ..result import DeltaResult, EpsilonResult
+from ..errors import InputError, InputTypeError
 
 __all__ = ["ShuffleResult", "ShuffleEpsilonResult", "shuffle_event_bound",
            "shuffle_lower_bound", "shuffle_lower_bound_epsilon", "shuffle_exact"]
@@ -99,7 +100,7 @@ EXACT_MAX_STEPS = 3  # shuffle_exact integrates over R^(T-1)
 _PAPER = "002 (002_6c5ff1e5086b6e31.txt)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ShuffleResult(DeltaResult):
     """A delta for ABLQ_S's pair (P_S, Q_S) of 002 eqs. (1)-(2) with its error bound.
 
@@ -118,7 +119,7 @@ class ShuffleResult(DeltaResult):
     max_gap: Optional[mpmath.mpf] = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ShuffleEpsilonResult(EpsilonResult):
     """The eps at which max_C E(C) of 002 eq. (7) equals ``delta_target``: eps_S(delta) is
     at least ``value - abs_error`` (``bound = "lower"``); +inf for delta = 0."""
@@ -134,7 +135,7 @@ def _steps(steps: object) -> int:
     """``steps`` as a positive int (int, integral Fraction or string such as "10000")."""
     value = rational(steps, "steps")
     if value.denominator != 1 or value < 1:
-        raise ValueError(f"steps must be an integer >= 1, got {value}")
+        raise InputError(f"steps must be an integer >= 1, got {value}")
     return int(value)
 
 
@@ -142,7 +143,7 @@ def _eps_nonnegative(eps: object) -> Fraction:
     """``eps`` as a Fraction >= 0 (the shape of E(C) is derived for e^eps >= 1)."""
     value = rational(eps, "eps")
     if value < 0:
-        raise ValueError(f"eps must be >= 0 for the E_C bound of 002 eq. (7), got {value}")
+        raise InputError(f"eps must be >= 0 for the E_C bound of 002 eq. (7), got {value}")
     return value
 
 
@@ -473,10 +474,10 @@ def shuffle_exact(sigma: object, steps: object, eps: object, *, digits: int = 10
     s, T, e = positive(sigma, "sigma"), _steps(steps), rational(eps, "eps")
     digits = _digits(digits)
     if T > EXACT_MAX_STEPS:
-        raise ValueError(f"steps must be 1, 2 or 3 for shuffle_exact (quadrature over "
+        raise InputError(f"steps must be 1, 2 or 3 for shuffle_exact (quadrature over "
                          f"R^(steps-1)), got {T}; use shuffle_lower_bound for more steps")
     if not isinstance(swap, bool):
-        raise TypeError(f"swap must be a bool, got {swap!r}")
+        raise InputTypeError(f"swap must be a bool, got {swap!r}")
 
     def compute(rule: int):
         return _hyperplane_integral(_Hyperplane(s, T, e, swap), rule)

@@ -30,6 +30,7 @@ from ..exact import positive, probability
 from ..pairs import Pair, PublicMixture
 from .curves import Dominated, Provenance
 from .relations import check_relation, directions, powered
+from ..errors import InputError, InputTypeError
 
 __all__ = ["binom_pmf", "binom_sf", "prob_no_truncation", "q_trunc_sum", "q_trunc",
            "truncated_poisson"]
@@ -69,7 +70,7 @@ def q_trunc(n: int, p: Fraction, B: int) -> Fraction:
 def _r2_mass(n: int, p: Fraction, B: int) -> Fraction:
     tail = binom_sf(n - 1, p, B)
     if tail == 0:
-        raise ValueError(f"q_trunc is undefined: Pr[Binom(n-1, p) >= B] = 0 for n = {n}, "
+        raise InputError(f"q_trunc is undefined: Pr[Binom(n-1, p) >= B] = 0 for n = {n}, "
                          f"p = {p}, B = {B} (truncation never happens)")
     return tail
 
@@ -77,11 +78,11 @@ def _r2_mass(n: int, p: Fraction, B: int) -> Fraction:
 def _check(n: object, p: object, B: object):
     for name, v in (("n", n), ("max_batch", B)):
         if isinstance(v, bool) or not isinstance(v, int):
-            raise TypeError(f"{name} must be an int, got {v!r}")
+            raise InputTypeError(f"{name} must be an int, got {v!r}")
     if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+        raise InputError(f"n must be >= 1, got {n}")
     if B < 1:
-        raise ValueError(f"max_batch must be >= 1, got {B}")
+        raise InputError(f"max_batch must be >= 1, got {B}")
     return n, probability(p, "p_sample"), B
 
 

@@ -25,6 +25,7 @@ from ..pairs import Pair
 from .base import Base
 from .curves import Dominated, Provenance
 from .relations import check_relation, directions, mixed_directions
+from ..errors import InputError, InputTypeError
 
 __all__ = ["wor_subsampled", "substitution_outputs", "batch_size", "THM_10_2", "THM_14"]
 
@@ -38,11 +39,11 @@ def batch_size(n: object, batch: object) -> Fraction:
     """gamma = batch / n for ints 1 <= batch <= n."""
     for name, v in (("n", n), ("batch", batch)):
         if isinstance(v, bool) or not isinstance(v, int):
-            raise TypeError(f"{name} must be an int, got {v!r}")
+            raise InputTypeError(f"{name} must be an int, got {v!r}")
     if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+        raise InputError(f"n must be >= 1, got {n}")
     if not 1 <= batch <= n:
-        raise ValueError(f"batch must lie in [1, n] = [1, {n}], got {batch}")
+        raise InputError(f"batch must lie in [1, n] = [1, {n}], got {batch}")
     return Fraction(batch, n)
 
 

@@ -40,8 +40,10 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..exact import rational
+from ..exact_text import fraction_from_text
 from ..mechanisms import Dominated, base_mechanism, build
 from ..result import format_mpf
+from ..errors import InputError
 
 __all__ = ["KINDS", "Reference", "Query", "Case", "CASES_FILE", "load_cases", "select",
            "read_catalogue", "list_cases", "case_from_json", "catalogue_path", "show_reference"]
@@ -74,7 +76,8 @@ class Reference:
         ends = None if obj.get("lower") is None else (Fraction(obj["lower"]), Fraction(obj["upper"]))
         return cls(Fraction(0) if inf else Fraction(obj["value"]), Fraction(obj["abs_error"]),
                    str(obj["verified_digits"]), obj["method"], obj["attained_by"],
-                   obj["bound"], None if obj.get("exact") is None else Fraction(obj["exact"]),
+                   obj["bound"],
+                   None if obj.get("exact") is None else fraction_from_text(obj["exact"]),
                    inf, ends, bool(obj.get("proven", False)))
 
     @property
@@ -158,7 +161,7 @@ class Case:
 def _query(obj: Mapping) -> Query:
     kind = obj["kind"]
     if kind not in KINDS:
-        raise ValueError(f"query kind must be one of {KINDS}, got {kind!r}")
+        raise InputError(f"query kind must be one of {KINDS}, got {kind!r}")
     ref = obj.get("reference")
     return Query(kind, rational(obj["at"], "at"), str(obj["at"]),
                  None if ref is None else Reference.from_json(ref))

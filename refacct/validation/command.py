@@ -24,6 +24,7 @@ from .cases import list_cases, load_cases, select
 from .harness import any_failing, validate
 from .recompute import check_or_write
 from .report import FORMATS, render
+from ..errors import InputError
 
 __all__ = ["add_arguments", "run", "add_cases_arguments", "run_cases", "main", "parse_knobs"]
 
@@ -52,7 +53,7 @@ def parse_knobs(items: Sequence[str]) -> Dict[str, str]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or "." not in name:
-            raise ValueError(f"--knob takes PEER.KNOB=VALUE, got {item!r}")
+            raise InputError(f"--knob takes PEER.KNOB=VALUE, got {item!r}")
         out[name] = value
     return out
 
@@ -62,10 +63,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         cases = select(load_cases(args.catalogue), args.cases)
         if not cases:
-            raise ValueError(f"no case matches {' '.join(args.cases)}")
+            raise InputError(f"no case matches {' '.join(args.cases)}")
         accountants = resolve_all(args.accountant, parse_knobs(args.knob))
         if not accountants:
-            raise ValueError("no accountant: install the peers (pip install 'refacct[peers]') "
+            raise InputError("no accountant: install the peers (pip install 'refacct[peers]') "
                              "or pass --accountant package.module:function")
         tolerance = positive(args.tolerance, "--tolerance")
     except (ValueError, TypeError, ImportError, AttributeError) as exc:

@@ -35,6 +35,7 @@ import mpmath
 
 from .. import routing
 from ..exact import rational
+from ..exact_text import fraction_text
 from ..mechanisms import delta, epsilon, hockey_stick
 from ..result import format_mpf
 from .cases import (Case, Query, Reference, case_from_json, catalogue_path, read_catalogue,
@@ -111,7 +112,7 @@ def reference_json(case: Case, result) -> Dict:
     exact = getattr(result, "exact", None)
     return {"value": text, "abs_error": err,
             "verified_digits": "exact" if vd is None else str(min(vd, case.digits)),
-            "exact": None if exact is None else str(exact), "method": result.method,
+            "exact": None if exact is None else fraction_text(exact), "method": result.method,
             "attained_by": result.attained_by, "bound": result.bound}
 
 

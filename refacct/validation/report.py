@@ -17,6 +17,7 @@ from ..result import format_mpf
 from .cases import show_reference
 from .harness import Row
 from .verdicts import VERDICTS
+from ..errors import InputError
 
 __all__ = ["FORMATS", "render", "records", "summary"]
 
@@ -85,5 +86,5 @@ def _json(rows: Sequence[Row]) -> str:
 def render(rows: Sequence[Row], fmt: str = "table") -> str:
     """The report in ``fmt`` (one of ``FORMATS``)."""
     if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        raise InputError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     return {"table": _table, "json": _json, "markdown": _markdown}[fmt](rows)

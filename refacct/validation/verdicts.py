@@ -47,6 +47,7 @@ from fractions import Fraction
 from typing import Optional, Sequence
 
 from .cases import Reference
+from ..errors import InputError
 
 __all__ = ["VERDICTS", "FAILING", "CLAIMS", "Verdict", "exact_value", "judge", "flag_non_monotone",
            "noise_level"]
@@ -97,7 +98,7 @@ def judge(reported: object, ref: Reference, claims: str = "upper",
           tolerance: Fraction = DEFAULT_TOLERANCE) -> Verdict:
     """The verdict on ``reported`` for a query whose reference is ``ref`` (module docstring)."""
     if claims not in CLAIMS:
-        raise ValueError(f"claims must be one of {CLAIMS}, got {claims!r}")
+        raise InputError(f"claims must be one of {CLAIMS}, got {claims!r}")
     special = _special(reported)
     if special == "inf" and ref.infinite:
         return Verdict("sound", None, "infinite, as the truth")

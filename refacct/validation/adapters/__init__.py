@@ -40,6 +40,7 @@ from fractions import Fraction
 from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from ..cases import Case, Query
+from ...errors import InputError, InputTypeError
 
 __all__ = ["Accountant", "Answer", "PEERS", "resolve", "resolve_all", "user_accountant",
            "available_peers", "float_knobs", "fft_noise_floor"]
@@ -81,10 +82,10 @@ def user_accountant(spec: str) -> Accountant:
     """``package.module:function`` as an ``Accountant`` (signature in the module docstring)."""
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
-        raise ValueError(f"a user accountant is 'package.module:function', got {spec!r}")
+        raise InputError(f"a user accountant is 'package.module:function', got {spec!r}")
     fn = getattr(importlib.import_module(module_name), attr)
     if not callable(fn):
-        raise TypeError(f"{spec} is not callable")
+        raise InputTypeError(f"{spec} is not callable")
     return Accountant(spec, getattr(fn, "claims", "upper"), lambda case: lambda q: fn(case, q))
 
 
@@ -104,7 +105,7 @@ def resolve(spec: str, knobs: Optional[Mapping[str, str]] = None) -> List[Accoun
         return [user_accountant(spec)]
     peer, _, which = spec.partition(".")
     if peer not in PEERS:
-        raise ValueError(f"unknown accountant {spec!r}: use one of {', '.join(PEERS)}, "
+        raise InputError(f"unknown accountant {spec!r}: use one of {', '.join(PEERS)}, "
                          "peer.name (e.g. dp_accounting.pld) or package.module:function")
     module = _peer_module(peer)
     if not module.importable():
@@ -116,7 +117,7 @@ def resolve(spec: str, knobs: Optional[Mapping[str, str]] = None) -> List[Accoun
     chosen = [a for a in accountants if not which or a.name == spec]
     if not chosen:
         names = ", ".join(a.name for a in accountants)
-        raise ValueError(f"unknown accountant {spec!r}: {peer} has {names}")
+        raise InputError(f"unknown accountant {spec!r}: {peer} has {names}")
     return chosen
 
 
@@ -129,6 +130,6 @@ def float_knobs(given: Mapping[str, object], defaults: Dict[str, float]) -> Dict
     """Peer knobs as floats (the peers take floats), unknown names rejected."""
     unknown = set(given) - set(defaults)
     if unknown:
-        raise ValueError(f"unknown knob(s) {', '.join(sorted(unknown))}; "
+        raise InputError(f"unknown knob(s) {', '.join(sorted(unknown))}; "
                          f"known: {', '.join(sorted(defaults))}")
     return {k: float(given.get(k, v)) for k, v in defaults.items()}
