@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from refacct import mechanisms  # noqa: E402
-from refacct.result import format_mpf  # noqa: E402
+from refacct.result import format_mpf, printed  # noqa: E402, F401 (format_mpf: for the notebooks)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = Path(os.environ.get("REFACCT_NOTEBOOK_RESULTS", ROOT / "results" / "notebooks"))
@@ -94,8 +94,10 @@ def markdown(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
 
 
 def shown(result, digits: int = 6) -> str:
-    """A value with its bound for tables: "0.123456 ± 1.2e-20"."""
-    return f"{format_mpf(result.value, digits)} ± {format_mpf(result.abs_error, 2)}"
+    """A value with its bound for tables: "0.123456 ± 5.01e-7" (the bound covers the
+    rounding of the printed digits, ``refacct.result.printed``)."""
+    value, bound = printed(result.value, result.abs_error, digits)
+    return f"{value} ± {bound}"
 
 
 # --- tasks for refacct.sweep (module level: picklable) -------------------------------------

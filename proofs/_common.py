@@ -8,7 +8,7 @@ import sys
 from fractions import Fraction
 from typing import Dict, Iterable, Iterator, Sequence, Tuple
 
-from refacct.result import format_mpf
+from refacct.result import printed
 
 _failed = []
 
@@ -31,8 +31,8 @@ def done() -> None:
 def shown(result, digits: int = 12) -> str:
     """A verified value as "v (± bound, N verified digits)"."""
     vd = result.verified_digits
-    return (f"{format_mpf(result.value, digits)} (± {format_mpf(result.abs_error, 3)}, "
-            f"{'exact' if vd is None else vd} verified digits)")
+    value, bound = printed(result.value, result.abs_error, digits)
+    return f"{value} (± {bound}, {'exact' if vd is None else vd} verified digits)"
 
 
 def separated(a, b) -> int:

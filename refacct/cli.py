@@ -50,12 +50,10 @@ from .errors import InputError
 from .exact import positive, probability, rational
 from .exact_text import MAX_SHOWN_DIGITS, fraction_text, shown as exact_shown, size_text
 from .hockey import MAX_DIGITS, delta, epsilon, hockey_stick
-from .reproduce import (digits_text, format_bound, render_markdown, render_text,
-                        run_all)
-from .result import DeltaResult, EpsilonResult, format_mpf
+from .reproduce import digits_text, render_markdown, render_text, run_all
+from .result import DeltaResult, EpsilonResult, directed_text, format_mpf, printed
 from .spec import SpecError, load_pair, load_pair_file, loads
 from .validation import command as validation_command
-from .validation.recompute import directed_text
 
 __all__ = ["main", "build_parser", "DEFAULT_MARKDOWN"]
 
@@ -381,8 +379,8 @@ def _cmd_reproduce(args) -> int:
 
 def _delta_record(key: str, query: str, r: DeltaResult, digits: int) -> dict:
     shown = _shown_digits(r, digits)
-    record = {key: query, "delta": format_mpf(r.value, shown),
-              "abs_error": format_bound(r.abs_error),
+    value, bound = _printed(r, shown)
+    record = {key: query, "delta": value, "abs_error": bound,
               "verified_digits": digits_text(r, digits), "method": r.method}
     return _catalogue_fields(_proven_fields(_exact_fields(record, r), r, shown), r)
 
@@ -421,6 +419,13 @@ def _write_exact(path: Optional[str], key: str, queries: Sequence[str], results)
         raise InputError(f"cannot write --exact-file {path}: {exc.strerror or exc}") from None
 
 
+def _printed(r, digits: int):
+    """The value and the bound as printed (``result.printed``: the bound covers the
+    rounding of the printed digits); an exact rational is rounded from itself."""
+    exact = getattr(r, "exact", None)
+    return printed(r.value, r.abs_error, digits) if exact is None else printed(exact, 0, digits)
+
+
 def _shown_digits(r, digits: int) -> int:
     """Digits printed: ``digits``, or for a proven enclosure at most 3 beyond the verified
     ones (a bracket 1e-3 wide has no 20 meaningful digits)."""
@@ -453,8 +458,8 @@ def _catalogue_fields(record: dict, r) -> dict:
 
 def _epsilon_record(query: str, r: EpsilonResult, digits: int) -> dict:
     shown = _shown_digits(r, digits)
-    record = {"delta_target": query, "eps": format_mpf(r.value, shown),
-              "abs_error": format_bound(r.abs_error),
+    value, bound = _printed(r, shown)
+    record = {"delta_target": query, "eps": value, "abs_error": bound,
               "verified_digits": digits_text(r, digits), "method": r.method}
     return _catalogue_fields(_proven_fields(_exact_fields(record, r), r, shown), r)
 

@@ -47,7 +47,7 @@ from .hockey import delta, epsilon, hockey_stick
 from .mechanisms.truncated_poisson import prob_no_truncation, q_trunc, q_trunc_sum
 from .pairs import Composition, Pair
 from .exact_text import shown
-from .result import DeltaResult, EpsilonResult, format_mpf, verified_digits
+from .result import DeltaResult, EpsilonResult, format_bound, format_mpf, verified_digits
 
 __all__ = [
     "PAPERS", "Reproduction", "Outcome", "REPRODUCTIONS", "READINGS", "Derived",
@@ -512,28 +512,6 @@ def run_all(digits: int = 20, rows: Sequence[Reproduction] = None) -> List[Outco
 
 
 # --- formatting --------------------------------------------------------------------------
-
-def format_bound(err, sig: int = 3) -> str:
-    """An error bound as a decimal string with ``sig`` significant digits, rounded *up*
-    (a bound printed rounded to nearest could understate itself)."""
-    if err == 0:
-        return "0"
-    if mpmath.isinf(err):
-        return "inf"
-    f = _fraction(err)
-    exp = len(str(f.numerator)) - len(str(f.denominator))  # within 1 of floor(log10 f)
-    while Fraction(10) ** exp > f:
-        exp -= 1
-    while Fraction(10) ** (exp + 1) <= f:
-        exp += 1
-    scale = Fraction(10) ** (exp - sig + 1)
-    m = -((-f) // scale)  # ceil(f / scale), an int in [10^(sig-1), 10^sig]
-    if m == 10 ** sig:
-        m, exp = 10 ** (sig - 1), exp + 1
-    digits = str(m)
-    mantissa = digits[0] + ("." + digits[1:] if sig > 1 else "")
-    return f"{mantissa}e{exp}"
-
 
 def digits_text(result: Result, digits: int) -> str:
     """Verified significant digits of the printed value: "exact" for exact rationals,

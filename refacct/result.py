@@ -16,7 +16,9 @@ rational's size (``refacct.exact_text``).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
+from decimal import Decimal
 from fractions import Fraction
 from typing import Optional, Tuple
 
@@ -25,7 +27,8 @@ from mpmath import mp
 
 from .exact_text import shown, size_text
 
-__all__ = ["DeltaResult", "EpsilonResult", "verified_digits", "format_mpf"]
+__all__ = ["DeltaResult", "EpsilonResult", "verified_digits", "format_mpf", "format_bound",
+           "printed", "exact_rational", "round_decimal", "directed_text"]
 
 
 def verified_digits(value, abs_error) -> Optional[int]:
@@ -49,6 +52,79 @@ def format_mpf(value, digits: int) -> str:
         return "inf" if value > 0 else "-inf"
     with mp.workdps(digits + 10):
         return mp.nstr(value, digits, min_fixed=-4, max_fixed=8)
+
+
+def exact_rational(x) -> Fraction:
+    """A finite mpf / Fraction / int / float as the exact rational it denotes (an mpf at
+    its own precision, never rounded to the current one)."""
+    if isinstance(x, (Fraction, int, float)):
+        return Fraction(x)
+    man, exp = x.man_exp if x else (0, 0)
+    return Fraction(man) * Fraction(2) ** exp
+
+
+def format_bound(err, sig: int = 3) -> str:
+    """An error bound as a decimal string with ``sig`` significant digits, rounded *up*
+    (a bound printed rounded to nearest could understate itself)."""
+    if err == 0:
+        return "0"
+    if mpmath.isinf(err):
+        return "inf"
+    f = exact_rational(err)
+    # within 1 of floor(log10 f); no str() of the ints, which may pass Python's str limit
+    exp = int((f.numerator.bit_length() - f.denominator.bit_length()) * 0.30103)
+    while Fraction(10) ** exp > f:
+        exp -= 1
+    while Fraction(10) ** (exp + 1) <= f:
+        exp += 1
+    scale = Fraction(10) ** (exp - sig + 1)
+    m = -((-f) // scale)  # ceil(f / scale), an int in [10^(sig-1), 10^sig]
+    if m == 10 ** sig:
+        m, exp = 10 ** (sig - 1), exp + 1
+    digits = str(m)
+    mantissa = digits[0] + ("." + digits[1:] if sig > 1 else "")
+    return f"{mantissa}e{exp}"
+
+
+def round_decimal(x: Fraction, sig: int = 3, up: bool = True) -> Decimal:
+    """x rounded to ``sig`` significant digits towards +inf (``up``) or -inf, as an exact
+    ``Decimal``; exact rational arithmetic throughout (0 stays 0)."""
+    if x == 0:
+        return Decimal(0)
+    size = abs(x)
+    # floor(log10 |x|), from the bit lengths (no str() of ints past Python's str limit)
+    lead = int((size.numerator.bit_length() - size.denominator.bit_length()) * 0.30103)
+    while Fraction(10) ** lead > size:
+        lead -= 1
+    while Fraction(10) ** (lead + 1) <= size:
+        lead += 1
+    unit = Fraction(10) ** (lead - sig + 1)
+    steps = math.ceil(x / unit) if up else math.floor(x / unit)
+    return Decimal(steps).scaleb(lead - sig + 1)
+
+
+def directed_text(x, sig: int, up: bool, trim: bool = False) -> str:
+    """x (a rational, float or mpf) rounded outward (``up``: towards +inf, else -inf) to
+    ``sig`` significant digits, written as ``format_mpf`` writes numbers (fixed point from
+    1e-4 to 1e8, else scientific), without trailing zeros when ``trim``; "inf" / "-inf"
+    for infinities."""
+    if mpmath.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    d = round_decimal(exact_rational(x), sig, up)
+    d = d.normalize() if trim else d
+    return format(d, "f") if d == 0 or -4 <= d.adjusted() < 8 else format(d, "e")
+
+
+def printed(value, abs_error, digits: int) -> Tuple[str, str]:
+    """(value, bound) as refacct prints them: ``value`` (an mpf, or the exact rational) to
+    ``digits`` significant digits, and a bound on the distance from that *printed decimal*
+    to the truth, abs_error + |printed - value| (the rounding of the printed digits counts),
+    rounded up to 3 digits.  The printed value +- the printed bound contains the truth."""
+    text = format_mpf(value, digits)
+    if not isinstance(value, Fraction) and mpmath.isinf(value):
+        return text, format_bound(abs_error)
+    rounding = abs(Fraction(text) - exact_rational(value))
+    return text, format_bound(exact_rational(abs_error) + rounding)
 
 
 def _outward(value, shift) -> mpmath.mpf:
@@ -102,7 +178,8 @@ class _Bounded:
     def __str__(self) -> str:
         if mpmath.isinf(self.value):
             return "inf"
-        return f"{format_mpf(self.value, self.digits)} (± {format_mpf(self.abs_error, 3)})"
+        text, bound = printed(self.value, self.abs_error, self.digits)
+        return f"{text} (± {bound})"
 
     def __repr__(self) -> str:
         shown_fields = ", ".join(f"{f.name}={_field_repr(getattr(self, f.name))}"
@@ -134,7 +211,8 @@ class DeltaResult(_Bounded):
         text = shown(self.exact)
         if text is not None:
             return text
-        return f"{format_mpf(self.value, self.digits)} (exact: {size_text(self.exact)})"
+        text, bound = printed(self.exact, 0, self.digits)
+        return f"{text} (± {bound}; exact: {size_text(self.exact)})"
 
 
 @dataclass(frozen=True, repr=False)

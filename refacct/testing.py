@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Sequence, Union
 
-from .result import format_mpf
+from .errors import InputError
 from .validation.adapters import Accountant, resolve
-from .validation.cases import load_cases, select
+from .validation.cases import load_cases, select, show_reference
 from .validation.harness import Row, validate
 from .validation.verdicts import FAILING
-from .errors import InputError
 
 __all__ = ["assert_sound"]
 
@@ -37,8 +36,7 @@ def _as_accountants(accountant) -> Sequence[Accountant]:
 
 def _explain(row: Row) -> str:
     ref = row.query.reference
-    shown = "inf" if ref.infinite else (
-        f"{format_mpf(ref.value, 15)} ± {format_mpf(ref.abs_error, 3)}")
+    shown = show_reference(ref, 15)
     return (f"  {row.case.name}: {row.query}: reference {shown}, reported "
             f"{row.reported!r} ({row.claims} bound) -> {row.verdict.verdict}"
             + (f": {row.verdict.reason}" if row.verdict.reason else "")

@@ -18,7 +18,6 @@ import json
 import sys
 from decimal import Decimal, localcontext
 from fractions import Fraction
-from math import comb
 
 import pytest
 from mpmath import mp

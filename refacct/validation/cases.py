@@ -42,7 +42,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from ..exact import rational
 from ..exact_text import fraction_from_text
 from ..mechanisms import Dominated, base_mechanism, build
-from ..result import format_mpf
+from ..result import directed_text, printed
 from ..errors import InputError
 
 __all__ = ["KINDS", "Reference", "Query", "Case", "CASES_FILE", "load_cases", "select",
@@ -201,13 +201,17 @@ def select(cases: Sequence[Case], patterns: Optional[Sequence[str]] = None, *,
     return [c for c in chosen if include_slow or not c.slow]
 
 
-def show_reference(ref: Reference, digits: int, bound_digits: int = 3) -> str:
-    """"value ± bound", "inf", or "[lower, upper] proven" for a proven bracket."""
+def show_reference(ref: Reference, digits: int) -> str:
+    """"value ± bound" (``result.printed``: the bound covers the rounding of the printed
+    digits), "inf", or "[lower, upper] proven" for a proven bracket (ends rounded
+    outward)."""
     if ref.infinite:
         return "inf"
     if ref.enclosure:
-        return f"[{format_mpf(ref.low, digits)}, {format_mpf(ref.high, digits)}] proven"
-    return f"{format_mpf(ref.value, digits)} ± {format_mpf(ref.abs_error, bound_digits)}"
+        return (f"[{directed_text(ref.low, digits, False, True)}, {directed_text(ref.high, digits, True, True)}]"
+                " proven")
+    value, bound = printed(ref.value, ref.abs_error, digits)
+    return f"{value} ± {bound}"
 
 
 def list_cases(cases: Optional[Sequence[Case]] = None) -> str:

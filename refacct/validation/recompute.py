@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-from decimal import Decimal
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -37,7 +35,7 @@ from .. import routing
 from ..exact import rational
 from ..exact_text import fraction_text
 from ..mechanisms import delta, epsilon, hockey_stick
-from ..result import format_mpf
+from ..result import directed_text, format_mpf, round_decimal
 from .cases import (Case, Query, Reference, case_from_json, catalogue_path, read_catalogue,
                     select, show_reference)
 
@@ -65,30 +63,6 @@ def compute_all(case: Case, queries: Optional[Sequence[Query]] = None) -> List:
         found = routing.bracket(route, kind, [queries[i].at for i in chosen], case.bracket_width)
         results.update(zip(chosen, found))
     return [results[i] for i in range(len(queries))]
-
-
-def round_decimal(x: Fraction, sig: int = 3, up: bool = True) -> Decimal:
-    """x rounded to ``sig`` significant digits towards +inf (``up``) or -inf, as an exact
-    ``Decimal``; exact rational arithmetic throughout (0 stays 0)."""
-    if x == 0:
-        return Decimal(0)
-    size = abs(x)
-    lead = len(str(size.numerator)) - len(str(size.denominator))  # 10^lead <= 10 |x|
-    if Fraction(10) ** lead > size:
-        lead -= 1
-    unit = Fraction(10) ** (lead - sig + 1)
-    steps = math.ceil(x / unit) if up else math.floor(x / unit)
-    return Decimal(steps).scaleb(lead - sig + 1)
-
-
-def directed_text(x, sig: int, up: bool) -> str:
-    """x (a rational, float or mpf) rounded outward (``up``: towards +inf, else -inf) to
-    ``sig`` significant digits, written as ``format_mpf`` writes numbers (fixed point from
-    1e-4 to 1e8, else scientific); "inf" / "-inf" for infinities."""
-    if mpmath.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    d = round_decimal(rational(x, "x"), sig, up)
-    return format(d, "f") if d == 0 or -4 <= d.adjusted() < 8 else format(d, "e")
 
 
 def round_up(x: Fraction, sig: int = 3) -> str:

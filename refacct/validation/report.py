@@ -34,7 +34,7 @@ def _reported(row: Row) -> str:
 
 def _reference(row: Row) -> str:
     ref = row.query.reference
-    return "-" if ref is None else show_reference(ref, 12, 2)
+    return "-" if ref is None else show_reference(ref, 12)
 
 
 def _cells(row: Row) -> List[str]:
