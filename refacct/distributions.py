@@ -223,15 +223,38 @@ class _Numeric:
 def _lower(gaussian: bool, y, m, s):
     """P(Y < y) for N(m, s^2 / 2) (s = sigma sqrt 2) or Lap(m, s), from the lower tail."""
     if gaussian:
-        return mp.erfc((m - y) / s) / 2
+        return erfc((m - y) / s) / 2
     return mp.exp((y - m) / s) / 2 if y <= m else 1 - mp.exp((m - y) / s) / 2
 
 
 def _upper(gaussian: bool, y, m, s):
     """P(Y > y), from the upper tail."""
     if gaussian:
-        return mp.erfc((y - m) / s) / 2
+        return erfc((y - m) / s) / 2
     return mp.exp((m - y) / s) / 2 if y >= m else 1 - mp.exp((y - m) / s) / 2
+
+
+_ASYMPTOTIC = 2 ** 64  # beyond it mpmath's erfc overflows a float; the series is used
+
+
+def erfc(x):
+    """erfc(x) at the working precision for any real x.  mpmath's erfc converts its
+    argument to a float to choose a method and overflows beyond ~1e154; for x > 2^64 the
+    asymptotic series erfc(x) = e^{-x^2} / (x sqrt(pi)) sum_n (-1)^n (2n - 1)!! / (2x^2)^n
+    is summed until a term is below 2^-(prec + 8) (its terms fall by 1/(2x^2) < 2^-128
+    each, and the error of an alternating series is below the first term left out);
+    erfc(-x) = 2 - erfc(x)."""
+    if abs(x) <= _ASYMPTOTIC:
+        return mp.erfc(x)
+    if x < 0:
+        return 2 - erfc(-x)
+    total, term, n = mp.one, mp.one, 0
+    step = 1 / (2 * x * x)
+    while abs(term) > mp.mpf(2) ** -(mp.prec + 8):
+        n += 1
+        term *= -(2 * n - 1) * step
+        total += term
+    return mp.exp(-x * x) / (x * mp.sqrt(mp.pi)) * total
 
 
 @lru_cache(maxsize=512)

@@ -23,7 +23,8 @@ import mpmath
 from mpmath import mp
 
 from .engines import composed, discrete
-from .engines.onestep import onestep, supports
+from . import guards
+from .engines.onestep import onestep, resolution_bits, supports
 from .engines.verify import two_evaluations
 from .exact import rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, as_public_mixture
@@ -216,7 +217,20 @@ def _evaluation(pm: PublicMixture, eps, alpha_exact):
 
 def _delta_continuous(pm, alpha, eps, alpha_exact, digits) -> DeltaResult:
     value, err, _ = two_evaluations(_evaluation(pm, eps, alpha_exact), digits)
+    _guard(pm, alpha_exact, eps, value, err, digits)
     return DeltaResult(value, err, _method(pm), digits, alpha=alpha, eps=eps)
+
+
+def _guard(pm: PublicMixture, alpha_exact, eps, value, err, digits: int) -> None:
+    """``guards.check_delta`` at the precision of the digits (plus the resolution bits of a
+    one-step pair, whose cells must be resolved at its locations)."""
+    one = None
+    if len(pm.terms) == 1 and len(pm.terms[0][1].pairs()) == 1:
+        pair = pm.terms[0][1].pairs()[0]
+        one = None if pair.is_discrete else (pair.P, pair.Q)
+    bits = int(3.33 * (digits + 10)) + (resolution_bits(*one) if one else 0)
+    with mp.workprec(bits):
+        guards.check_delta(value, err, _alpha_mpf(alpha_exact, eps), one)
 
 
 # --- epsilon(delta) ------------------------------------------------------------------------

@@ -15,21 +15,57 @@ every interval mass computed from the tail on its own side (../shared/NUMERICS.m
 
 Other families (different sigmas or scales, Gaussian with Laplace) go through the
 interval-arithmetic root isolation of ``engines.crossings``.
+
+Resolution.  A crossing near a location m of a component of width s must be placed to a
+fraction of s, which takes log2(|m| / s) bits beyond the digits wanted (2 + 1e-300 is 2
+at 53 bits).  Every evaluator therefore works at the caller's precision plus
+``resolution_bits(P, Q)`` = log2(max(1, |m| + s) / smallest s) + 8, capped at
+``MAX_RESOLUTION_BITS`` (beyond it a ValueError names the spread).
 """
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, wraps
 from typing import List, Optional, Sequence, Tuple
 
 from mpmath import mp
 
 from ..distributions import Continuous, Gaussian, Laplace, numeric
 from ..exact import to_mpf
-from .crossings import general_positive_intervals
 from ..errors import InputError
+from .crossings import bracketed_root, general_positive_intervals
 
-__all__ = ["OneStep", "onestep", "supports", "by_family"]
+__all__ = ["OneStep", "onestep", "supports", "by_family", "resolution_bits",
+           "MAX_RESOLUTION_BITS"]
+
+MAX_RESOLUTION_BITS = 2 ** 17
+
+
+def resolution_bits(P: Continuous, Q: Continuous) -> int:
+    """Bits beyond the caller's precision that place every crossing to a fraction of the
+    narrowest component: ceil(log2(max(1, max_i |m_i| + s_i) / min_i s_i)) + 8, over the
+    components (location m_i, width s_i) of P and Q.  ValueError when it exceeds
+    ``MAX_RESOLUTION_BITS`` (locations more than 2^131072 narrowest widths apart)."""
+    comps = [c for _, c in P.components + Q.components]
+    span = max([Fraction(1)] + [abs(c.mean if isinstance(c, Gaussian) else c.loc) + c.width
+                                for c in comps])
+    ratio = span / min(c.width for c in comps)
+    bits = max(0, ratio.numerator.bit_length() - ratio.denominator.bit_length() + 1) + 8
+    if bits > MAX_RESOLUTION_BITS:
+        raise InputError(
+            f"the pair's locations and scales are too far apart: max |location| + scale over "
+            f"the smallest sigma / scale must be below 2^{MAX_RESOLUTION_BITS - 8}, got about "
+            f"2^{bits - 8} ({P!r} vs {Q!r})")
+    return bits
+
+
+def _raised(method):
+    """Run an evaluator method at the evaluator's raised precision."""
+    @wraps(method)
+    def run(self, *args, **kwargs):
+        with mp.workprec(self.prec):
+            return method(self, *args, **kwargs)
+    return run
 
 
 def supports(P: Continuous, Q: Continuous) -> Optional[str]:
@@ -75,6 +111,12 @@ class OneStep:
     force when it was built (``onestep(P, Q)`` caches one per precision)."""
 
     def __init__(self, P: Continuous, Q: Continuous) -> None:
+        self.caller_prec = mp.prec
+        self.prec = mp.prec + resolution_bits(P, Q)
+        with mp.workprec(self.prec):
+            self._build(P, Q)
+
+    def _build(self, P: Continuous, Q: Continuous) -> None:
         self.P, self.Q = numeric(P), numeric(Q)
         self.pair = (P, Q)
         self.family = supports(P, Q) or "general"
@@ -95,12 +137,17 @@ class OneStep:
             ]
 
     # --- crossings -----------------------------------------------------------------
+    @_raised
     def positive_intervals(self, alpha, alpha_exact: Optional[Fraction] = None):
         """Maximal intervals (a, b) on which p > alpha q, as mpf endpoints (+-inf allowed)."""
+        return self._intervals(alpha, alpha_exact)[0]
+
+    def _intervals(self, alpha, alpha_exact):
+        """(positive intervals, unresolved intervals: only the general family has any)."""
         if self.family == "gaussian":
-            return self._gaussian_intervals(alpha, alpha_exact)
+            return self._gaussian_intervals(alpha, alpha_exact), []
         if self.family == "laplace":
-            return self._laplace_intervals(alpha, alpha_exact)
+            return self._laplace_intervals(alpha, alpha_exact), []
         return general_positive_intervals(self.pair[0], self.pair[1], alpha, alpha_exact)
 
     def _gaussian_intervals(self, alpha, alpha_exact):
@@ -147,15 +194,26 @@ class OneStep:
         return _merge(points, signs)
 
     # --- value -----------------------------------------------------------------------
+    @_raised
     def __call__(self, alpha, alpha_exact: Optional[Fraction] = None):
-        """H_alpha(P || Q) at the working precision (alpha an mpf >= 0)."""
+        """H_alpha(P || Q) at the working precision (alpha an mpf >= 0).  ArithmeticError
+        when crossings left unresolved at the resolution of the precision (see
+        ``engines.crossings``) could change the value by more than 2^-prec relative."""
         if alpha == 0:
             return mp.one
+        intervals, unresolved = self._intervals(alpha, alpha_exact)
         total = mp.zero
-        for a, b in self.positive_intervals(alpha, alpha_exact):
+        for a, b in intervals:
             total += self.P.mass(a, b) - alpha * self.Q.mass(a, b)
+        doubt = mp.fsum(self.P.mass(a, b) + alpha * self.Q.mass(a, b) for a, b in unresolved)
+        if doubt > abs(total) * mp.mpf(2) ** -self.caller_prec:
+            raise ArithmeticError(
+                f"crossings of p = alpha q unresolved at {self.prec} bits could change "
+                f"H_alpha by {mp.nstr(doubt, 3)} (value {mp.nstr(total, 3)}): "
+                f"{self.pair[0]!r} vs {self.pair[1]!r}")
         return total
 
+    @_raised
     def atoms(self) -> List:
         """Log-likelihood-ratio values taken on intervals of positive length (Laplace outer
         pieces, and interior pieces where p and q are proportional); [] for Gaussians.
@@ -185,6 +243,7 @@ class OneStep:
                 (mp.fsum(to_mpf(wp) * eu for wp, _, _, eu, _ in left),
                  mp.fsum(to_mpf(wq) * eu for _, wq, _, eu, _ in left)))
 
+    @_raised
     def flat_tails(self):
         """For Laplace mixtures, ((u_min, loss left of it), (u_max, loss right of it)): beyond
         the extreme locations p / q is constant.  None for other families."""
@@ -197,6 +256,7 @@ class OneStep:
         right = mp.log(bp / bq) if bp else mp.ninf
         return (self.table[0][2], left), (self.table[-1][2], right)
 
+    @_raised
     def critical_losses(self) -> List[Tuple[object, str]]:
         """Loss values c where H_beta(P || Q) is not analytic at beta = e^c, each with its
         kind (how the engine integrates across the y where the inner beta reaches e^c):
@@ -263,6 +323,7 @@ class OneStep:
         return ([lam for wp, _, lam, _ in self.table if wp],
                 [lam for _, wq, lam, _ in self.table if wq])
 
+    @_raised
     def loss_inf(self):
         """inf_y ln(p(y)/q(y)), or -inf.  Laplace mixtures: the least atom or kink value (the
         loss is monotone on each piece).  Gaussian mixtures with one sigma: -inf when the loss
@@ -277,6 +338,7 @@ class OneStep:
             return mp.ninf
         return min(sum(self._gaussian_critical(), []))
 
+    @_raised
     def loss_sup(self):
         """sup_y ln(p(y)/q(y)), or +inf.  Laplace mixtures: an atom or the value at a
         location (the loss is monotone on each piece).  Gaussian mixtures with one sigma:
@@ -364,7 +426,7 @@ def exp_sum_roots(c: Sequence, lam: Sequence) -> List:
             continue
         lo = a if a != -mp.inf else _outward(g, b, -step, sa)
         hi = b if b != mp.inf else _outward(g, a, step, sb)
-        roots.append(_bracketed_root(g, lo, hi))
+        roots.append(bracketed_root(g, lo, hi))
     return roots
 
 
@@ -375,34 +437,6 @@ def _outward(g, start, step, sign):
         step *= 2
         y += step
     return y
-
-
-def _bracketed_root(g, lo, hi):
-    """Root of g in [lo, hi] (g(lo), g(hi) of opposite signs): Illinois false position,
-    with bisection fallback, to working precision."""
-    flo, fhi = g(lo), g(hi)
-    tol = mp.eps * 4
-    side = 0
-    for _ in range(20 * mp.prec):
-        if abs(hi - lo) <= tol * max(1, abs(lo), abs(hi)):
-            break
-        mid = (lo * fhi - hi * flo) / (fhi - flo)
-        if not lo < mid < hi:
-            mid = (lo + hi) / 2
-        fmid = g(mid)
-        if fmid == 0:
-            return mid
-        if (fmid > 0) == (flo > 0):
-            lo, flo = mid, fmid
-            if side == -1:
-                fhi /= 2
-            side = -1
-        else:
-            hi, fhi = mid, fmid
-            if side == 1:
-                flo /= 2
-            side = 1
-    return (lo + hi) / 2
 
 
 @lru_cache(maxsize=256)

@@ -1,0 +1,192 @@
+"""Extreme scales and locations (issues 17 and 12, point 2): the right value or a clean
+refusal, never a silently wrong one; and the guards that every continuous delta passes.
+
+Oracles, independent of refacct's engines:
+* closed forms written here: N(0, s1^2) vs N(0, s2^2) with s1 < s2 has p > alpha q on
+  |y| < t, t^2 = 2 ln(s2 / (alpha s1)) / (1/s1^2 - 1/s2^2), so
+  delta = erf(t / (s1 sqrt 2)) - alpha erf(t / (s2 sqrt 2)); Lap(0, b1) vs Lap(0, b2) with
+  b1 < b2 has it on |y| < t, t = ln(b2 / (alpha b1)) / (1/b1 - 1/b2), so
+  delta = (1 - e^{-t/b1}) - alpha (1 - e^{-t/b2}); Gaussian shift pairs (Balle and Wang
+  2018, Thm. 8, ``conftest.balle_wang``) at any scale;
+* limits: for any set A, P(A) - alpha Q(A) <= delta <= 1, with A chosen by hand where the
+  truth is within 1e-200 of 1; the printed interval must contain all of [P(A) - alpha
+  Q(A), 1].
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from mpmath import mp
+
+from conftest import balle_wang, mpq
+from refacct import Gaussian, Laplace, Pair, delta, hockey_stick
+from refacct.result import printed
+
+F = Fraction
+
+
+def covers(r, low, high, what: str) -> None:
+    """The printed value +- printed bound contains [low, high] (which holds the truth)."""
+    text, bound = printed(r.value, r.abs_error, r.digits)
+    with mp.workdps(400):
+        v, b = mp.mpf(text), mp.mpf(bound)
+        assert v - b <= low and high <= v + b, \
+            f"{what}: printed {text} ± {bound} does not cover [{mp.nstr(low, 20)}, " \
+            f"{mp.nstr(high, 20)}]"
+
+
+def near_one(r, P_mass_out, alpha_q_mass_in, what: str) -> None:
+    """delta in [1 - P(not A) - alpha Q(A), 1] (both masses given as upper bounds)."""
+    with mp.workdps(400):
+        covers(r, 1 - P_mass_out - alpha_q_mass_in, mp.one, what)
+
+
+# --- the inputs of the issues --------------------------------------------------------------
+
+def test_gaussian_against_a_narrow_far_laplace():
+    """Issue 17: N(0, (2/3)^2) vs Lap(1000, 1e-12), delta(3) (was -20.09 with "20 verified
+    digits").  A = (-inf, 999]: P(not A) = erfc(999 * 3/2 / sqrt 2) / 2 < 1e-400,
+    Q(A) = e^{-1/1e-12} / 2 < 1e-400."""
+    r = delta(Pair(Gaussian(0, F(2, 3)), Laplace(1000, "1e-12")), 3)
+    near_one(r, mp.mpf("1e-400"), mp.mpf("1e-400"), "N vs narrow Lap")
+
+
+def test_concentrated_gaussian_against_a_standard_one():
+    """Issue 17: N(0, (1e-300)^2) vs N(1, 1), delta(3) (was 0.0, "exact").
+    A = [-1e-290, 1e-290]: P(not A) = erfc(1e10 / sqrt 2) < 1e-400, Q(A) < 2e-290 / sqrt(2 pi)."""
+    r = delta(Pair(Gaussian(0, "1e-300"), Gaussian(1, 1)), 3)
+    with mp.workdps(50):
+        near_one(r, mp.mpf("1e-400"), mp.e ** 3 * mp.mpf("1e-290"), "N(0, 1e-300^2)")
+
+
+@pytest.mark.slow
+def test_gaussian_at_1e400():
+    """Issue 12: N(1e400, 1) vs N(1/10, 10^2), delta(1e-30) (raised ArithmeticError).
+    A = [1e400 - 1e10, inf): P(not A) < 1e-400, Q(A) < 1e-400 (Q's mean is 1e399 sigmas
+    away).  About 15 s: the masses need 1330 bits beyond the digits."""
+    r = delta(Pair(Gaussian("1e400", 1), Gaussian(F(1, 10), 10)), "1e-30")
+    near_one(r, mp.mpf("1e-400"), mp.mpf("1e-400"), "N(1e400, 1)")
+
+
+def test_concentrated_laplace_against_a_standard_one():
+    """Issue 12: Lap(2, 1e-300) vs Lap(3, 1), delta(3) (raised ArithmeticError).
+    A = [2 - 1e-290, 2 + 1e-290]: P(not A) = e^{-1e10}, Q(A) < 1e-290."""
+    r = delta(Pair(Laplace(2, "1e-300"), Laplace(3, 1)), 3)
+    with mp.workdps(50):
+        near_one(r, mp.mpf("1e-400"), mp.e ** 3 * mp.mpf("1e-290"), "Lap(2, 1e-300)")
+
+
+# --- families of extreme scales against closed forms ----------------------------------------
+
+SCALES = ["1e-300", "1e-10", "1", "1e10", "1e300"]
+
+
+def gauss_scale(s1, s2, alpha):
+    """delta of N(0, s1^2) vs N(0, s2^2), s1 < s2 (module docstring)."""
+    s1, s2, alpha = mpq(s1), mpq(s2), mpq(alpha)
+    log_term = mp.log(s2 / (alpha * s1))
+    if log_term <= 0:
+        return mp.zero  # p > alpha q nowhere
+    t = mp.sqrt(2 * log_term / (1 / s1 ** 2 - 1 / s2 ** 2))
+    return mp.erf(t / (s1 * mp.sqrt(2))) - alpha * mp.erf(t / (s2 * mp.sqrt(2)))
+
+
+def laplace_scale(b1, b2, alpha):
+    """delta of Lap(0, b1) vs Lap(0, b2), b1 < b2 (module docstring)."""
+    b1, b2, alpha = mpq(b1), mpq(b2), mpq(alpha)
+    log_term = mp.log(b2 / (alpha * b1))
+    t = log_term / (1 / b1 - 1 / b2)
+    return -mp.expm1(-t / b1) + alpha * mp.expm1(-t / b2)
+
+
+@pytest.mark.parametrize("s1, s2", [(a, b) for a in SCALES for b in SCALES
+                                    if F(a) < F(b) and F(b) / F(a) <= F(10) ** 310])
+@pytest.mark.parametrize("alpha", [F(1, 2), 2])
+def test_gaussian_scale_pairs(s1, s2, alpha):
+    """alpha <= s2 / s1 always here, so the region |y| < t is not empty."""
+    r = hockey_stick(Pair(Gaussian(0, s1), Gaussian(0, s2)), alpha=alpha, digits=15)
+    with mp.workdps(60):
+        truth = gauss_scale(s1, s2, alpha)
+        covers(r, truth, truth, f"N(0, {s1}^2) vs N(0, {s2}^2)")
+
+
+@pytest.mark.parametrize("b1, b2", [(a, b) for a in SCALES for b in SCALES if F(a) < F(b)])
+@pytest.mark.parametrize("alpha", [F(1, 2), 2])
+def test_laplace_scale_pairs(b1, b2, alpha):
+    r = hockey_stick(Pair(Laplace(0, b1), Laplace(0, b2)), alpha=alpha, digits=15)
+    with mp.workdps(60):
+        truth = laplace_scale(b1, b2, alpha)
+        covers(r, truth, truth, f"Lap(0, {b1}) vs Lap(0, {b2})")
+
+
+@pytest.mark.parametrize("s", SCALES)
+@pytest.mark.parametrize("m", [F(1, 2), 3, 10 ** 6])
+def test_gaussian_shift_at_every_scale(s, m):
+    """N(m s, s^2) vs N(0, s^2): the closed form with m = mu / sigma, locations up to 1e6
+    scales apart."""
+    r = delta(Pair(Gaussian(m * F(s), s), Gaussian(0, s)), 1, digits=15)
+    with mp.workdps(60):
+        truth = balle_wang(1, m)
+        covers(r, truth, truth, f"shift {m} at scale {s}")
+
+
+@pytest.mark.parametrize("b", ["1e-300", "1", "1e300"])
+def test_gaussian_against_laplace_a_million_scales_away(b):
+    """N(0, b^2) vs Lap(1e6 b, b): A = (-inf, 5e5 b]: P(not A) = erfc(5e5 / sqrt 2) / 2
+    < 1e-400, Q(A) = e^{-5e5} / 2 < 1e-400; delta(1) is 1 to 400 digits."""
+    r = delta(Pair(Gaussian(0, b), Laplace(10 ** 6 * F(b), b)), 1)
+    near_one(r, mp.mpf("1e-400"), mp.e * mp.mpf("1e-400"), f"N vs Lap at scale {b}")
+
+
+# --- the guards ----------------------------------------------------------------------------
+
+def test_a_wrong_crossing_isolation_is_refused(monkeypatch):
+    """Inject the failure of issue 17 (the region p > alpha q taken inverted): both
+    evaluations agree, the coarse lower bound does not, and the result is refused."""
+    from refacct.engines import crossings, onestep
+    original = crossings.general_positive_intervals
+
+    def inverted(P, Q, alpha, alpha_exact=None):
+        intervals, unresolved = original(P, Q, alpha, alpha_exact)
+        ends = [-mp.inf] + [x for ab in intervals for x in ab] + [mp.inf]
+        return [(a, b) for a, b in zip(ends[::2], ends[1::2]) if a < b], unresolved
+
+    monkeypatch.setattr(onestep, "general_positive_intervals", inverted)
+    onestep._cached.cache_clear()
+    try:
+        with pytest.raises(ArithmeticError, match="guard failed"):
+            delta(Pair(Gaussian(0, 2), Laplace(1, F(1, 3))), F(1, 2))
+    finally:
+        onestep._cached.cache_clear()
+
+
+def test_a_value_outside_the_range_is_refused(monkeypatch):
+    """delta must lie in [max(0, 1 - alpha), 1]: an engine returning -0.5 is refused."""
+    import refacct.hockey as hockey
+    monkeypatch.setattr(hockey, "two_evaluations",
+                        lambda compute, digits: (mp.mpf("-0.5"), mp.mpf("1e-20"), None))
+    with pytest.raises(ArithmeticError, match=r"outside \[max\(0, 1 - alpha\), 1\]"):
+        delta(Pair(Gaussian(1, 1), Gaussian(0, 1)), 1)
+
+
+@pytest.mark.parametrize("pair, alpha", [
+    (Pair(Gaussian(1, 1), Gaussian(0, 1)), F(3, 2)),
+    (Pair(Gaussian(0, 2), Laplace(1, F(1, 3))), F(1, 2)),
+])
+def test_coarse_lower_bound_is_below_the_truth(pair, alpha):
+    """The guard's bound itself, against the closed form and a fine quadrature."""
+    from refacct.guards import coarse_lower_bound
+    with mp.workdps(30):
+        bound = coarse_lower_bound(pair.P, pair.Q, mpq(alpha))
+        p, q = (lambda y: _pdf(pair.P, y)), (lambda y: _pdf(pair.Q, y))
+        truth = mp.quad(lambda y: max(mp.zero, p(y) - mpq(alpha) * q(y)),
+                        [-mp.inf, -5, -1, 0, 1, 2, 5, mp.inf])
+        assert 0 < bound <= truth
+        assert bound >= truth / 2   # coarse, but not vacuous
+
+
+def _pdf(dist, y):
+    if isinstance(dist, Gaussian):
+        return mp.npdf(y, mpq(dist.mean), mpq(dist.sigma))
+    return mp.exp(-abs(y - mpq(dist.loc)) / mpq(dist.scale)) / (2 * mpq(dist.scale))
