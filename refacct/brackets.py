@@ -43,7 +43,7 @@ from .engines import lattice
 from .engines.aligned import AlignedLoss, aligned_loss
 from .engines.arb import arb_ends
 from .engines.loss_cells import Cells, _fraction_mid, one_step_cells
-from .exact import positive, rational, to_mpf
+from .exact import eps_parameter, positive, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
 from .result import DeltaResult, EpsilonResult
 from .errors import InputError, InputTypeError
@@ -355,7 +355,7 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
     True
     """
     many = not isinstance(eps, (int, str, Fraction, float)) and hasattr(eps, "__iter__")
-    values = [rational(e, "eps") for e in (eps if many else [eps])]
+    values = [eps_parameter(e) for e in (eps if many else [eps])]
     T = check_steps(steps, "steps")
     width = to_mpf(positive(rel_width, "rel_width"))
     floor = rational(floor, "floor")

@@ -35,7 +35,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 from mpmath import mp
 
-from .exact import rational, to_mpf
+from .exact import eps_parameter, to_mpf
 from .hockey import PairLike, _alpha_or_eps, _delta_target, _digits, _mixture
 from .pairs import Pair
 from .result import DeltaResult, EpsilonResult
@@ -180,7 +180,7 @@ def delta(pair: PairLike, eps, *, digits: int = 20):
     terms = _terms(pair)
 
     def one(e):
-        e = rational(e, "eps")
+        e = eps_parameter(e)
         return _delta_result(terms, ExactBeta.exp(e), digits, None, e)
 
     return [one(e) for e in eps] if isinstance(eps, (list, tuple)) else one(eps)

@@ -47,7 +47,7 @@ from typing import List, Optional, Sequence
 
 from . import __version__, mechanisms, routing
 from .errors import InputError
-from .exact import positive, probability, rational
+from .exact import eps_parameter, positive, probability, rational
 from .exact_text import MAX_SHOWN_DIGITS, fraction_text, shown as exact_shown, size_text
 from .hockey import MAX_DIGITS, delta, epsilon, hockey_stick
 from .reproduce import digits_text, render_markdown, render_text, run_all
@@ -322,7 +322,7 @@ def _cmd_delta(args) -> int:
     else:
         key, queries = "eps", args.eps
         for e in queries:
-            rational(e, "eps")
+            eps_parameter(e)
     if route.bracket:
         if key == "alpha":
             raise InputError(f"--alpha has no proven-bracket path ({route.reason}); ask "

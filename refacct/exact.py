@@ -20,7 +20,10 @@ from .errors import InputError, InputTypeError
 
 Exact = Union[int, Fraction, str, decimal.Decimal, float]
 
-__all__ = ["Exact", "rational", "positive", "probability", "to_mpf", "sum_exactly", "count_vectors"]
+__all__ = ["Exact", "rational", "positive", "probability", "to_mpf", "sum_exactly", "count_vectors",
+           "eps_parameter", "MAX_ABS_EPS"]
+
+MAX_ABS_EPS = 10 ** 6
 
 
 def rational(value: object, name: str) -> Fraction:
@@ -61,6 +64,16 @@ def rational(value: object, name: str) -> Fraction:
         f"{name} must be an int, Fraction, Decimal, float or numeric string, "
         f"got {type(value).__name__}"
     )
+
+
+def eps_parameter(value: object, name: str = "eps") -> Fraction:
+    """An eps given by the user: an exact rational with |eps| <= MAX_ABS_EPS = 10^6
+    (alpha = e^eps up to e^(10^6); beyond it delta is 0 or 1 - alpha to every digit anyone
+    prints, and the engines' tail arithmetic would not end in reasonable time)."""
+    e = rational(value, name)
+    if abs(e) > MAX_ABS_EPS:
+        raise InputError(f"{name} must lie in [-{MAX_ABS_EPS}, {MAX_ABS_EPS}], got {value}")
+    return e
 
 
 def positive(value: object, name: str) -> Fraction:

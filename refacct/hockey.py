@@ -26,7 +26,7 @@ from .engines import composed, discrete
 from . import guards
 from .engines.onestep import onestep, resolution_bits, supports
 from .engines.verify import two_evaluations
-from .exact import rational, to_mpf
+from .exact import eps_parameter, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, as_public_mixture
 from .result import DeltaResult, EpsilonResult
 from .errors import InputError, InputTypeError
@@ -95,7 +95,7 @@ def _alpha_or_eps(alpha: object, eps: object) -> Tuple[Optional[Fraction], Optio
     if (alpha is None) == (eps is None):
         raise InputTypeError("give exactly one of alpha and eps")
     if alpha is None:
-        return None, rational(eps, "eps")
+        return None, eps_parameter(eps)
     a = rational(alpha, "alpha")
     if a < 0:
         raise InputError(f"alpha must be >= 0, got {a}")
@@ -108,8 +108,8 @@ def delta(pair: PairLike, eps, *, digits: int = 20):
     digits = _digits(digits)
     pm = _mixture(pair)
     if isinstance(eps, (list, tuple)):
-        return [_delta_one(pm, None, rational(e, "eps"), digits) for e in eps]
-    return _delta_one(pm, None, rational(eps, "eps"), digits)
+        return [_delta_one(pm, None, eps_parameter(e), digits) for e in eps]
+    return _delta_one(pm, None, eps_parameter(eps), digits)
 
 
 def _alpha_mpf(alpha_exact: Optional[Fraction], eps: Optional[Fraction]):

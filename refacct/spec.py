@@ -248,6 +248,9 @@ def loads(text: str) -> Any:
     except json.JSONDecodeError as exc:
         raise SpecError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") \
             from None
+    except RecursionError:
+        raise SpecError("invalid pair spec: JSON nested too deeply (a pair spec needs a few "
+                        "levels)") from None
 
 
 def load_pair_file(path: Union[str, Path]) -> Union[Pair, Composition]:

@@ -18,7 +18,7 @@ from math import comb
 
 from mpmath import mp
 
-from ..exact import probability, rational, to_mpf
+from ..exact import eps_parameter, probability, to_mpf
 from ..pairs import Pair
 from .base import Additive
 from .curves import Dominated, MechanismDelta, Provenance, delta as curve_delta
@@ -80,7 +80,7 @@ def vadhan_delta(example: Dominated, group: int, eps: object, *,
     """Vadhan's group conversion (003 Lemma 1.1) at group level eps:
     K e^eps delta_1(eps / K), with delta_1 refacct's example-level curve of ``example``."""
     K = _group(group)
-    eps = rational(eps, "eps")
+    eps = eps_parameter(eps)
     one = curve_delta(example, eps / K, digits=digits)
     with mp.workdps(digits + 10):
         factor = K * mp.exp(to_mpf(eps))

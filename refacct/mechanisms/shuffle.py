@@ -87,7 +87,7 @@ import mpmath
 from mpmath import mp
 
 from ..engines.verify import two_evaluations
-from ..exact import positive, probability, rational, to_mpf
+from ..exact import eps_parameter, positive, probability, rational, to_mpf
 from ..hockey import _digits, _illinois
 from ..result import DeltaResult, EpsilonResult
 from ..errors import InputError, InputTypeError
@@ -141,7 +141,7 @@ def _steps(steps: object) -> int:
 
 def _eps_nonnegative(eps: object) -> Fraction:
     """``eps`` as a Fraction >= 0 (the shape of E(C) is derived for e^eps >= 1)."""
-    value = rational(eps, "eps")
+    value = eps_parameter(eps)
     if value < 0:
         raise InputError(f"eps must be >= 0 for the E_C bound of 002 eq. (7), got {value}")
     return value
@@ -349,7 +349,7 @@ def shuffle_lower_bound_epsilon(sigma: object, steps: object, delta: object, *,
 
 def _m(s: Fraction, T: int, eps, digits: int):
     """max_C E(C) at an mpf eps (taken at its exact binary value)."""
-    return _lower_bound(s, T, rational(eps, "eps"), digits)[0]
+    return _lower_bound(s, T, eps_parameter(eps), digits)[0]
 
 
 def _above(s: Fraction, T: int, eps: Fraction, target: Fraction,
@@ -471,7 +471,7 @@ def shuffle_exact(sigma: object, steps: object, eps: object, *, digits: int = 10
     Conjecture 3.2.  T = 1 is the
     Balle-Wang closed form of N(2, sigma^2) vs N(1, sigma^2); T = 3 takes tens of seconds.
     """
-    s, T, e = positive(sigma, "sigma"), _steps(steps), rational(eps, "eps")
+    s, T, e = positive(sigma, "sigma"), _steps(steps), eps_parameter(eps)
     digits = _digits(digits)
     if T > EXACT_MAX_STEPS:
         raise InputError(f"steps must be 1, 2 or 3 for shuffle_exact (quadrature over "
