@@ -43,6 +43,7 @@ from .engines import lattice
 from .engines.aligned import AlignedLoss, aligned_loss
 from .engines.arb import arb_ends
 from .engines.loss_cells import Cells, _fraction_mid, one_step_cells
+from . import progress
 from .exact import eps_parameter, positive, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
 from .result import DeltaResult, EpsilonResult
@@ -314,7 +315,10 @@ def _bracket(factors: Sequence[Bracketed], plan: _Plan, ends, excess, retry, tol
     scout = _Plan(8, _precision(8, total, plan.extra), plan.lo, plan.hi, plan.tail,
                   plan.tau, plan.extra)
     current = scout if plan.m > scout.m else plan
+    passes = 0
     while True:
+        passes += 1
+        progress.note(f"proven bracket, pass {passes} on the lattice h = 2^-{current.m}")
         run = _evaluate(factors, current)
         brackets = ends(run)
         if retry(current, brackets, run):
@@ -334,6 +338,7 @@ def _bracket(factors: Sequence[Bracketed], plan: _Plan, ends, excess, retry, tol
         _shrink(plan, run, keep_top(brackets))
 
 
+@progress.reported("delta(eps), proven bracket")
 def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT_REL_WIDTH,
                   max_lattice: int = MAX_LATTICE, floor: object = 0):
     """A proven bracket on delta(eps) = H_{e^eps} of ``x`` composed ``steps`` times
@@ -416,6 +421,7 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
     return results if many else results[0]
 
 
+@progress.reported("eps(delta), proven bracket")
 def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT_EPS_WIDTH,
                     max_lattice: int = MAX_LATTICE):
     """A proven bracket on eps(delta), the smallest eps >= 0 with delta(eps) <= delta, for

@@ -23,7 +23,7 @@ import mpmath
 from mpmath import mp
 
 from .engines import composed, discrete
-from . import guards
+from . import guards, progress
 from .engines.onestep import onestep, resolution_bits, supports
 from .engines.verify import two_evaluations
 from .exact import eps_parameter, rational, to_mpf
@@ -118,6 +118,13 @@ def _alpha_mpf(alpha_exact: Optional[Fraction], eps: Optional[Fraction]):
 
 def _delta_one(pm: PublicMixture, alpha: Optional[Fraction], eps: Optional[Fraction],
                digits: int) -> DeltaResult:
+    what = f"delta(eps={eps})" if eps is not None else f"H_alpha(alpha={alpha})"
+    with progress.task(what):
+        return _delta_at(pm, alpha, eps, digits)
+
+
+def _delta_at(pm: PublicMixture, alpha: Optional[Fraction], eps: Optional[Fraction],
+              digits: int) -> DeltaResult:
     if eps is not None and eps == 0:
         alpha_exact = Fraction(1)
     else:
@@ -256,7 +263,8 @@ def _delta_target(value: object) -> Fraction:
 def _epsilon_one(pm: PublicMixture, target: Fraction, digits: int) -> EpsilonResult:
     if _is_discrete(pm):
         return _epsilon_discrete(pm, target, digits)
-    return _epsilon_continuous(pm, target, digits)
+    with progress.task(f"eps(delta={target})"):
+        return _epsilon_continuous(pm, target, digits)
 
 
 def _epsilon_discrete(pm, target: Fraction, digits: int) -> EpsilonResult:
@@ -287,11 +295,13 @@ def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> Eps
 
     def d(eps, dig):
         """verified delta(eps) and its bound (for the final bracket)"""
+        progress.note(f"verifying delta at eps = {mp.nstr(eps, 12)}")
         r = _delta_continuous(pm, None, rational(eps, "eps"), None, dig)
         return r.value, r.abs_error
 
     def search(eps, dig):
         """one evaluation of delta(eps) at dig + 8 digits: locates the root, proves nothing"""
+        progress.note(f"searching, delta at eps = {mp.nstr(eps, 12)}")
         with mp.workdps(dig + 8):
             return _evaluation(pm, rational(eps, "eps"), None)(0)[0]
 

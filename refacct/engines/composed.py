@@ -40,6 +40,7 @@ from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 from mpmath import mp
 
+from .. import progress
 from ..distributions import numeric
 from ..exact import to_mpf
 from ..pairs import Pair
@@ -56,7 +57,7 @@ def hockey_composed(pairs: Sequence[Pair], alpha, alpha_exact: Optional[Fraction
     disc = [p for p in pairs if p.is_discrete]
     cont = sorted((p for p in pairs if not p.is_discrete), key=loss_steepness)
     if not disc:
-        return _continuous(cont, alpha, alpha_exact, rule, mp.dps)
+        return _continuous(cont, alpha, alpha_exact, rule, mp.dps, outermost=True)
     pld = discrete.compose([(discrete.pld_of_pair(p.P, p.Q), 1) for p in disc])
     total, bound = mp.zero, mp.zero
     for j, (p, q) in enumerate(pld.atoms):
@@ -126,9 +127,10 @@ SCAN_DIGITS = 6  # relative digits of the integrand values used to place pieces 
 PIECE = 2  # lattice steps (feature widths) per Gauss-Legendre piece
 
 
-def _continuous(pairs: Sequence[Pair], beta, beta_exact, rule: int, digits: int):
+def _continuous(pairs: Sequence[Pair], beta, beta_exact, rule: int, digits: int,
+                outermost: bool = False):
     """(H_beta of the continuous product, truncation bound), to ``digits`` relative digits
-    (<= the working precision)."""
+    (<= the working precision); the ``outermost`` integral reports its progress."""
     if beta == 0:
         return mp.one, mp.zero
     if len(pairs) == 1:
@@ -147,11 +149,11 @@ def _continuous(pairs: Sequence[Pair], beta, beta_exact, rule: int, digits: int)
             return _continuous(rest, b, None, rule, d)[0]
 
     span = (min_loss(rest), max_loss(rest))
-    return _integrate(outer, inner, beta, inner_atoms(rest), span, rule, digits)
+    return _integrate(outer, inner, beta, inner_atoms(rest), span, rule, digits, outermost)
 
 
 def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, span, rule: int,
-               digits: int):
+               digits: int, outermost: bool = False):
     """integral p1(y) inner(beta q1(y)/p1(y)) dy to ``digits`` relative digits, and the
     truncation bound.  ``span`` = (inf, sup) of the inner loss: where ln beta' lies outside
     it the integrand is p1 - beta q1 or 0 (closed form).  Pieces whose integrand is 10^-d
@@ -203,7 +205,9 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, span, rule: 
                   | {y for y in lattice[rule * PIECE // 2::PIECE]
                      if all(abs(y - x) >= h for x in singular)})
     total = mp.zero
-    for a, b in zip(cuts, cuts[1:]):
+    for piece, (a, b) in enumerate(zip(cuts, cuts[1:])):
+        if outermost:
+            progress.note(f"outer piece {piece + 1}/{len(cuts) - 1}, evaluation {rule + 1} of 2")
         local = max((v for y, v in zip(grid, values) if a - h <= y <= b + h), default=peak)
         if b <= a or local == 0:
             continue

@@ -1,0 +1,54 @@
+"""Progress on stderr (issue 12, point 3): shown for long work when stderr is a terminal,
+never otherwise."""
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from refacct import Gaussian, Mixture, Pair, delta, epsilon, progress
+from refacct.pairs import Composition
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def terminal(monkeypatch):
+    err = _Terminal()
+    monkeypatch.setattr(progress, "_stream", lambda: err)
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    monkeypatch.setattr(progress, "EVERY", 0.0)
+    return err
+
+
+SUB = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
+
+
+def test_a_composition_reports_its_outer_pieces(terminal):
+    delta(Composition.of(SUB, Pair(Gaussian(2, 3), Gaussian(0, 3))), 1, digits=8)
+    text = terminal.getvalue()
+    assert "refacct: delta(eps=1): outer piece 1/" in text
+    assert "evaluation 2 of 2" in text
+    assert text.endswith("\r")   # the line is cleared at the end
+
+
+def test_epsilon_reports_its_search(terminal):
+    epsilon(SUB ** 2, "1e-6", digits=6)
+    assert "refacct: eps(delta=1/1000000)" in terminal.getvalue()
+    assert "delta at eps = " in terminal.getvalue()
+
+
+def test_silent_when_stderr_is_not_a_terminal(monkeypatch, capsys):
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    delta(Composition.of(SUB, Pair(Gaussian(2, 3), Gaussian(0, 3))), 1, digits=8)
+    assert capsys.readouterr().err == ""
+
+
+def test_silent_for_short_work(monkeypatch):
+    err = _Terminal()
+    monkeypatch.setattr(progress, "_stream", lambda: err)
+    delta(Pair(Gaussian(1, 1), Gaussian(0, 1)), 1)   # milliseconds: below DELAY
+    assert err.getvalue() == ""
