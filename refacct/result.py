@@ -71,12 +71,7 @@ def format_bound(err, sig: int = 3) -> str:
     if mpmath.isinf(err):
         return "inf"
     f = exact_rational(err)
-    # within 1 of floor(log10 f); no str() of the ints, which may pass Python's str limit
-    exp = int((f.numerator.bit_length() - f.denominator.bit_length()) * 0.30103)
-    while Fraction(10) ** exp > f:
-        exp -= 1
-    while Fraction(10) ** (exp + 1) <= f:
-        exp += 1
+    exp = _decade(f)
     scale = Fraction(10) ** (exp - sig + 1)
     m = -((-f) // scale)  # ceil(f / scale), an int in [10^(sig-1), 10^sig]
     if m == 10 ** sig:
@@ -86,18 +81,23 @@ def format_bound(err, sig: int = 3) -> str:
     return f"{mantissa}e{exp}"
 
 
+def _decade(f: Fraction) -> int:
+    """floor(log10 f) for a rational f > 0, started from the bit lengths (no str() of the
+    ints, which may pass Python's int-to-string limit) and corrected exactly."""
+    exp = int((f.numerator.bit_length() - f.denominator.bit_length()) * 0.30103)
+    while Fraction(10) ** exp > f:
+        exp -= 1
+    while Fraction(10) ** (exp + 1) <= f:
+        exp += 1
+    return exp
+
+
 def round_decimal(x: Fraction, sig: int = 3, up: bool = True) -> Decimal:
     """x rounded to ``sig`` significant digits towards +inf (``up``) or -inf, as an exact
     ``Decimal``; exact rational arithmetic throughout (0 stays 0)."""
     if x == 0:
         return Decimal(0)
-    size = abs(x)
-    # floor(log10 |x|), from the bit lengths (no str() of ints past Python's str limit)
-    lead = int((size.numerator.bit_length() - size.denominator.bit_length()) * 0.30103)
-    while Fraction(10) ** lead > size:
-        lead -= 1
-    while Fraction(10) ** (lead + 1) <= size:
-        lead += 1
+    lead = _decade(abs(x))
     unit = Fraction(10) ** (lead - sig + 1)
     steps = math.ceil(x / unit) if up else math.floor(x / unit)
     return Decimal(steps).scaleb(lead - sig + 1)

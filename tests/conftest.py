@@ -5,10 +5,13 @@ Everything here is computed *independently* of refacct: exact enumeration with
 ``mpmath.erfc`` for Gaussian shift pairs, and helpers to compare a refacct result with an
 oracle.  No helper imports anything from ``refacct`` except the result object it checks.
 Precision is always set locally (``mp.workdps``); ``mp.dps`` is never changed globally.
+Two helpers for command-line tests: the ``write`` fixture (a pair spec to a file) and
+``run_cli`` (``refacct.cli.main`` in-process, with its exit status and output).
 """
 from __future__ import annotations
 
 import itertools
+import json
 from fractions import Fraction
 
 import pytest
@@ -245,3 +248,21 @@ def quad_hockey(P, Q, alpha, half_width=30, step=None):
             inner = [x for x in ys[::16] if x0 < x < x1]
             total += mp.quad(g, [x0] + inner + [x1])
     return total
+
+
+@pytest.fixture
+def write(tmp_path):
+    """write(obj or text, name) -> path of a JSON file in the test's temporary folder."""
+    def _write(obj, name="pair.json"):
+        path = tmp_path / name
+        path.write_text(obj if isinstance(obj, str) else json.dumps(obj), encoding="utf-8")
+        return str(path)
+    return _write
+
+
+def run_cli(capsys, *argv):
+    """(exit status, stdout, stderr) of ``refacct <argv>`` run in-process."""
+    from refacct.cli import main
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from mpmath import mp
 
-from refacct.cli import main
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 RR_P = {"discrete": {"0": "3/4", "1": "1/4"}}
@@ -25,19 +25,7 @@ def gauss(mean, sigma):
     return {"gaussian": {"mean": mean, "sigma": sigma}}
 
 
-@pytest.fixture
-def write(tmp_path):
-    def _write(obj, name="pair.json"):
-        path = tmp_path / name
-        path.write_text(obj if isinstance(obj, str) else json.dumps(obj), encoding="utf-8")
-        return str(path)
-    return _write
-
-
-def run(capsys, *argv):
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
+run = run_cli
 
 
 def run_json(capsys, *argv):

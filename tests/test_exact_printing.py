@@ -23,6 +23,7 @@ import pytest
 from mpmath import mp
 
 import refacct
+from conftest import run_cli
 from refacct import Discrete, Pair, delta, epsilon, hockey_stick
 from refacct.cli import main
 from refacct.errors import InputError
@@ -78,18 +79,11 @@ def decimal_close(text: str, truth: Fraction, abs_error: str = "0") -> bool:
 
 
 @pytest.fixture
-def spec(tmp_path):
-    def _write(obj, k, name="pair.json"):
-        path = tmp_path / name
-        path.write_text(json.dumps({**obj, "steps": k}), encoding="utf-8")
-        return str(path)
-    return _write
+def spec(write):
+    return lambda obj, k: write({**obj, "steps": k})
 
 
-def run(capsys, *argv):
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
+run = run_cli
 
 
 # --- the Python API: str and repr ----------------------------------------------------------
