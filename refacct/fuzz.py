@@ -14,8 +14,10 @@ Generated inputs, in five families (``FAMILIES``), each run in-process with a ti
                 and delta >= 1 - alpha within the bound, delta non-increasing in eps,
                 H_alpha(P || Q) = 1 - alpha + alpha H_{1/alpha}(Q || P) within both bounds,
                 eps(delta) consistent with delta(eps) within both bounds;
-``closed``      Gaussian shift pairs composed k = 1, 2 times against Balle and Wang's closed
-                form with m = mu sqrt(k) / sigma, randomized response composed k <= 6 times
+``closed``      Gaussian shift pairs composed k = 1, 2 times, or one times another shift
+                pair of a scale 1e-4 .. 1e4 times theirs, against Balle and Wang's closed form with
+                m = sqrt(k (mu / sigma)^2 + (mu2 / sigma2)^2), randomized response composed
+                k <= 6 times
                 against brute-force enumeration of its 2^k outcomes (exact rationals);
 ``repeat``      the same CLI input twice must print identical output.
 
@@ -283,14 +285,23 @@ def _closed_case(rng: random.Random, tmp: Path) -> Callable[[], str]:
     if rng.random() < 0.5:
         mu, sigma = Fraction(rng.randint(1, 8), 4), Fraction(rng.randint(1, 8), 4)
         k, eps = rng.choice([1, 2]), Fraction(rng.randint(-4, 16), 4)
+        # a second factor of another scale (issue 19): 10^-4 .. 10^4 times sigma
+        ratio = Fraction(10) ** rng.randint(-4, 4)
+        mu2 = Fraction(rng.randint(0, 8), 4) * sigma * ratio
+        k = 1 if mu2 else k  # three factors would be a minute-long nested quadrature
 
         def run():
             from . import Gaussian, Pair, delta
+            from .pairs import Composition
             pair = Pair(Gaussian(mu, sigma), Gaussian(0, sigma))
-            r = delta(pair ** k if k > 1 else pair, eps, digits=10)
+            x = pair ** k if k > 1 else pair
+            if mu2:
+                x = Composition.of(*([pair] * k + [Pair(Gaussian(mu2, sigma * ratio),
+                                                        Gaussian(0, sigma * ratio))]))
+            r = delta(x, eps, digits=10)
             with mp.workdps(40):
-                m = mp.mpf(mu.numerator) / mu.denominator * mp.sqrt(k) * sigma.denominator \
-                    / sigma.numerator
+                m2 = k * (mu / sigma) ** 2 + (mu2 / (sigma * ratio)) ** 2
+                m = mp.sqrt(mp.mpf(m2.numerator) / m2.denominator)
                 e = mp.mpf(eps.numerator) / eps.denominator
                 truth = (mp.erfc((e / m - m / 2) / mp.sqrt(2))
                          - mp.exp(e) * mp.erfc((e / m + m / 2) / mp.sqrt(2))) / 2
