@@ -26,7 +26,7 @@ from .engines import composed, discrete
 from . import guards, progress
 from .engines.onestep import onestep, resolution_bits, supports
 from .engines.verify import two_evaluations
-from .exact import eps_parameter, rational, to_mpf
+from .exact import MAX_ABS_EPS, eps_parameter, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, as_public_mixture
 from .result import DeltaResult, EpsilonResult
 from .errors import InputError, InputTypeError
@@ -325,6 +325,10 @@ def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> Eps
                 break
             if search(hi, 10) <= t:
                 break
+            if hi > MAX_ABS_EPS:
+                raise InputError(
+                    f"eps(delta) at delta = {target} exceeds {MAX_ABS_EPS}, the largest eps "
+                    f"refacct handles (delta({MAX_ABS_EPS}) is still above delta)")
             lo, hi = hi, 2 * hi
         coarse = _illinois(lambda x: _log_gap(search(x, 10), t), lo, hi, mp.mpf(10) ** -8)
         fine = lambda x: _log_gap(search(x, digits + 3), t)  # noqa: E731

@@ -187,3 +187,14 @@ def _pdf(dist, y):
     if isinstance(dist, Gaussian):
         return mp.npdf(y, mpq(dist.mean), mpq(dist.sigma))
     return mp.exp(-abs(y - mpq(dist.loc)) / mpq(dist.scale)) / (2 * mpq(dist.scale))
+
+
+def test_epsilon_beyond_the_eps_range_is_refused():
+    """N(1, (1e-4)^2) vs N(0, (1e-4)^2) has m = 1e4: eps(1e-5) ~ m^2 / 2 = 5e7 lies beyond
+    |eps| <= 1e6, and refacct says so (naming delta and the range) instead of searching."""
+    from refacct import epsilon
+    from refacct.errors import InputError
+    with pytest.raises(InputError, match=r"eps\(delta\) at delta = 1/100000 exceeds 1000000"):
+        epsilon(Pair(Gaussian(F(1, 10 ** 4), F(1, 10 ** 4)), Gaussian(0, F(1, 10 ** 4))), "1e-5")
+    with pytest.raises(InputError, match=r"eps must lie in \[-1000000, 1000000\]"):
+        delta(Pair(Gaussian(1, 1), Gaussian(0, 1)), "1e400")
