@@ -195,6 +195,6 @@ def test_epsilon_beyond_the_eps_range_is_refused():
     from refacct import epsilon
     from refacct.errors import InputError
     with pytest.raises(InputError, match=r"eps\(delta\) at delta = 1/100000 exceeds 1000000"):
-        epsilon(Pair(Gaussian(F(1, 10 ** 4), F(1, 10 ** 4)), Gaussian(0, F(1, 10 ** 4))), "1e-5")
+        epsilon(Pair(Gaussian(1, F(1, 10 ** 4)), Gaussian(0, F(1, 10 ** 4))), "1e-5")
     with pytest.raises(InputError, match=r"eps must lie in \[-1000000, 1000000\]"):
         delta(Pair(Gaussian(1, 1), Gaussian(0, 1)), "1e400")
