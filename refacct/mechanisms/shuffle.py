@@ -86,6 +86,7 @@ from typing import Optional
 import mpmath
 from mpmath import mp
 
+from ..distributions import erfc
 from ..engines.verify import two_evaluations
 from ..exact import eps_parameter, positive, probability, rational, to_mpf
 from ..hockey import _digits, _illinois
@@ -151,7 +152,7 @@ def _eps_nonnegative(eps: object) -> Fraction:
 
 def _erfc_tail(x):
     """Phi-bar(x) = erfc(x / sqrt 2) / 2."""
-    return mp.erfc(x / mp.sqrt(2)) / 2
+    return erfc(x / mp.sqrt(2)) / 2
 
 
 def _gamma_tail(x):
@@ -389,14 +390,14 @@ class _Hyperplane:
         if self.swap:
             P, Q = Q, P
         z = self.z * (self.eps + mp.log(Q / P))
-        return density * (P * mp.erfc(z - self.h)
-                          - self.alpha * Q * mp.erfc(z + self.h)) / (2 * self.T)
+        return density * (P * erfc(z - self.h)
+                          - self.alpha * Q * erfc(z + self.h)) / (2 * self.T)
 
     def projection(self):
         """H of the projection onto the 1 direction, N(2 mu) vs N(mu): a lower bound on
         H(P_S || Q_S) and H(Q_S || P_S) (data processing; the mirror maps one to the other)."""
         z = self.z * self.eps
-        return (mp.erfc(z - self.h) - self.alpha * mp.erfc(z + self.h)) / 2
+        return (erfc(z - self.h) - self.alpha * erfc(z + self.h)) / 2
 
 
 def _radius(plane: _Hyperplane, scale, extra: int):
