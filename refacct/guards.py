@@ -58,11 +58,15 @@ def coarse_lower_bound(P: Continuous, Q: Continuous, alpha):
     cells cut at every component's location + {0, +-1/4, ..., +-64} widths.  The masses
     are this module's own (``_cdf``), with tails below 2^-(prec + 16) taken as 0: that
     moves each cell's term by less than 2^-(prec + 14), far inside ``check_delta``'s
-    slack, and keeps tails at 1e400 standard deviations cheap."""
-    bounds = [-mp.inf] + _cuts(P, Q) + [mp.inf]
-    F = [[_cdf(P, y), _cdf(Q, y)] for y in bounds]
-    return mp.fsum(max(mp.zero, (F[i + 1][0] - F[i][0]) - alpha * (F[i + 1][1] - F[i][1]))
-                   for i in range(len(bounds) - 1) if bounds[i] < bounds[i + 1])
+    slack, and keeps tails at 1e400 standard deviations cheap.  Computed with 20 bits
+    more than the caller's precision, so that the rounding of a few hundred cells stays
+    far below that slack too (a right value is never refused for the bound's rounding)."""
+    with mp.workprec(mp.prec + 20):
+        bounds = [-mp.inf] + _cuts(P, Q) + [mp.inf]
+        F = [[_cdf(P, y), _cdf(Q, y)] for y in bounds]
+        total = mp.fsum(max(mp.zero, (F[i + 1][0] - F[i][0]) - alpha * (F[i + 1][1] - F[i][1]))
+                        for i in range(len(bounds) - 1) if bounds[i] < bounds[i + 1])
+    return total
 
 
 def _cdf(dist: Continuous, y):
