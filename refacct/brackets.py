@@ -31,7 +31,7 @@ import math
 import os
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import List, Optional, Sequence, Tuple
 
@@ -46,7 +46,7 @@ from .engines.loss_cells import Cells, _fraction_mid, one_step_cells
 from . import progress
 from .exact import eps_parameter, positive, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
-from .result import DeltaResult, EpsilonResult
+from .result import DeltaResult, EpsilonResult, midpoint_radius, time_limited
 from .errors import InputError, InputTypeError
 
 __all__ = ["delta_bracket", "epsilon_bracket", "Bracketed", "factors_of"]
@@ -136,6 +136,7 @@ class _Pass:
     upper: lattice.Measure
     lower: lattice.Measure
     seconds: float
+    time_limited: bool = False  # the time limit stopped the refinement after this pass
 
 
 @contextmanager
@@ -183,6 +184,7 @@ def _aligned_run(loss: AlignedLoss, T: int, ends, excess):
     """Passes at doubling precision (rounding is the only error on the aligned lattice)
     until every bracket is narrow enough or ``MAX_ALIGNED_PREC`` bits are reached."""
     prec = 64 + 2 * T.bit_length()
+    progress.check()
     while True:
         start = time.perf_counter()
         with _all_cores(), flint.ctx.workprec(prec):
@@ -191,6 +193,8 @@ def _aligned_run(loss: AlignedLoss, T: int, ends, excess):
         brackets = ends(run)
         if excess(brackets) <= 1 or prec >= MAX_ALIGNED_PREC:
             return brackets, run
+        if _no_time_for(2 * run.seconds):
+            return brackets, replace(run, time_limited=True)
         prec *= 2
 
 
@@ -289,15 +293,6 @@ def _ends(ball) -> Tuple[mpmath.mpf, mpmath.mpf]:
     return tuple(mp.inf if end > 0 else -mp.inf for end in (ball.lower(), ball.upper()))
 
 
-def _enclosure(lower: mpmath.mpf, upper: mpmath.mpf):
-    """(value, abs_error) = (midpoint, half-width rounded up) of [lower, upper]."""
-    with mp.workprec(max(mp.prec, 256)):
-        if mpmath.isinf(upper):
-            return upper, mp.inf
-        mid = (lower + upper) / 2
-        return mid, mp.fsub(upper, mid, rounding="c")
-
-
 def _bracket(factors: Sequence[Bracketed], plan: _Plan, ends, excess, retry, tolerance,
              max_lattice: int, keep_top=lambda brackets: None):
     """Passes until every bracket is narrow enough; returns ([(lower, upper)], last pass).
@@ -317,30 +312,41 @@ def _bracket(factors: Sequence[Bracketed], plan: _Plan, ends, excess, retry, tol
     current = scout if plan.m > scout.m else plan
     passes = 0
     while True:
-        passes += 1
+        passes += 1  # (past the time limit before the first pass: TimeLimitError)
         progress.note(f"proven bracket, pass {passes} on the lattice h = 2^-{current.m}")
         run = _evaluate(factors, current)
         brackets = ends(run)
-        if retry(current, brackets, run):
-            continue
-        if current is scout:
+        again = retry(current, brackets, run)
+        if not again and current is scout:
             plan.lo, plan.hi, plan.tail = current.lo, current.hi, current.tail
-        if not plan.tau and all(up > 0 for _, up in brackets):  # the first pass sets it
+        if not again and not plan.tau and all(up > 0 for _, up in brackets):
             plan.tau = _trim_mass(min(tolerance(lo, up) for lo, up in brackets), total)
-        if current is scout:
+        refining = not again and current is not scout
+        over = excess(brackets) if refining else None
+        if refining and (over <= 1 or plan.m >= max_lattice):
+            return brackets, run
+        last = current
+        if current is scout and not again:
             _shrink(plan, run, keep_top(brackets))
             current = plan
-            continue
-        over = excess(brackets)
-        if over <= 1 or plan.m >= max_lattice:
-            return brackets, run
-        plan = current = _refined(plan, over, total, max_lattice)
-        _shrink(plan, run, keep_top(brackets))
+        elif refining:
+            plan = current = _refined(plan, over, total, max_lattice)
+            _shrink(plan, run, keep_top(brackets))
+        if _no_time_for(run.seconds * 2 ** (current.m - last.m)):  # the next pass's cost
+            return brackets, replace(run, time_limited=True)
+
+
+def _no_time_for(seconds: float) -> bool:
+    """Does the time limit end within ``seconds``, the next pass's cost (estimated as the
+    last one's times the growth of the lattice)?  Then stop with the last pass's brackets
+    instead of overshooting."""
+    return progress.remaining() < seconds
 
 
 @progress.reported("delta(eps), proven bracket")
 def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT_REL_WIDTH,
-                  max_lattice: int = MAX_LATTICE, floor: object = 0):
+                  max_lattice: int = MAX_LATTICE, floor: object = 0,
+                  time_limit: Optional[float] = None):
     """A proven bracket on delta(eps) = H_{e^eps} of ``x`` composed ``steps`` times
     (001 Definition 3; module docstring for the method).
 
@@ -351,7 +357,9 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
     other terms' value when a catalogue entry takes a maximum).  Each
     result is a ``DeltaResult`` with ``proven=True``, ``enclosure=(lower, upper)``,
     ``value`` the midpoint and ``abs_error`` the half-width; for a catalogue entry, a
-    ``MechanismDelta`` (the maximum over its terms, 001 Sec. 5).
+    ``MechanismDelta`` (the maximum over its terms, 001 Sec. 5).  ``time_limit``
+    (seconds): when it runs out, the last pass's brackets, marked ``time_limited``
+    (``TimeLimitError`` before the first pass ends).
 
     >>> from refacct import Pair, Gaussian, Mixture
     >>> P = Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))])
@@ -372,7 +380,8 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
         def term_brackets(term, lattice_cap=max_lattice, below=0):
             return delta_bracket(term, values, T, rel_width=rel_width,
                                  max_lattice=lattice_cap, floor=below)
-        return _mechanism(x, values, many, term_brackets, "delta")
+        with progress.deadline(time_limit):
+            return _mechanism(x, values, many, term_brackets, "delta")
     factors = factors_of(x, T)
     total = _total_steps(factors)
 
@@ -410,20 +419,22 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
         return False
 
     margin = 5 + Fraction(int(mpmath.ceil(-mpmath.log(width))))
-    brackets, run = _run(factors,
-                         lambda: _first_plan(factors, max(values), margin,
-                                             Fraction(1, 10 ** 40), width),
-                         ends, excess, retry,
-                         lambda lo, up: width * max(lo, floor, up / 1000) / 10, max_lattice)
-    results = [DeltaResult(*_enclosure(lo, up), method=_method(run), digits=3, eps=e,
+    with progress.deadline(time_limit):
+        brackets, run = _run(factors,
+                             lambda: _first_plan(factors, max(values), margin,
+                                                 Fraction(1, 10 ** 40), width),
+                             ends, excess, retry,
+                             lambda lo, up: width * max(lo, floor, up / 1000) / 10,
+                             max_lattice)
+    results = [DeltaResult(*midpoint_radius(lo, up), method=_method(run), digits=3, eps=e,
                            enclosure=(lo, up), proven=True)
                for e, (lo, up) in zip(values, brackets)]
-    return results if many else results[0]
+    return _marked(results, run, many)
 
 
 @progress.reported("eps(delta), proven bracket")
 def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT_EPS_WIDTH,
-                    max_lattice: int = MAX_LATTICE):
+                    max_lattice: int = MAX_LATTICE, time_limit: Optional[float] = None):
     """A proven bracket on eps(delta), the smallest eps >= 0 with delta(eps) <= delta, for
     ``x`` composed ``steps`` times.  On each lattice interval the measures' curves are
     A - e^eps B, so each end is ln((A - delta) / B) (../shared/NUMERICS.md): the upper
@@ -432,7 +443,7 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
     ``delta`` is one value or a sequence (a list of results is returned).  ``width``:
     refined until upper - lower <= width (absolute, in eps) for every delta.  Catalogue
     entries give a ``MechanismEpsilon``: eps of a maximum of curves is the maximum of the
-    eps (``refacct.mechanisms.curves``).
+    eps (``refacct.mechanisms.curves``).  ``time_limit``: as for ``delta_bracket``.
     """
     many = not isinstance(delta, (int, str, Fraction, float)) and hasattr(delta, "__iter__")
     values = [rational(d, "delta") for d in (delta if many else [delta])]
@@ -445,7 +456,8 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
     if hasattr(x, "terms") and hasattr(x, "bound"):
         def term_brackets(term, lattice_cap=max_lattice, below=0):
             return epsilon_bracket(term, values, T, width=width, max_lattice=lattice_cap)
-        return _mechanism(x, values, many, term_brackets, "epsilon")
+        with progress.deadline(time_limit):
+            return _mechanism(x, values, many, term_brackets, "epsilon")
     factors = factors_of(x, T)
     total = _total_steps(factors)
 
@@ -490,13 +502,14 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
         finite = [up for _, up in brackets if not mpmath.isinf(up)]
         return Fraction(int(mpmath.ceil(max(finite)))) + EPS_MARGIN if finite else None
 
-    brackets, run = _run(factors, first_plan, ends,
-                         lambda bs: max((up - lo) / target for lo, up in bs), retry,
-                         tolerance, max_lattice, keep_top)
-    results = [EpsilonResult(*_enclosure(lo, up), method=_method(run), digits=3,
+    with progress.deadline(time_limit):
+        brackets, run = _run(factors, first_plan, ends,
+                             lambda bs: max((up - lo) / target for lo, up in bs), retry,
+                             tolerance, max_lattice, keep_top)
+    results = [EpsilonResult(*midpoint_radius(lo, up), method=_method(run), digits=3,
                              delta_target=d, enclosure=(lo, up), proven=True)
                for d, (lo, up) in zip(values, brackets)]
-    return results if many else results[0]
+    return _marked(results, run, many)
 
 
 def _mechanism(mech, values, many: bool, bracket, kind: str):
@@ -546,6 +559,13 @@ def _fraction_below(x) -> Fraction:
     if not x:
         return Fraction(0)
     return Fraction(mpmath.nstr(x * mpmath.mpf("0.99"), 2))
+
+
+def _marked(results: list, run: _Pass, many: bool):
+    """The results (marked ``time_limited`` when the limit stopped the refinement)."""
+    if run.time_limited:
+        results = [time_limited(r) for r in results]
+    return results if many else results[0]
 
 
 def _method(run: _Pass) -> str:

@@ -28,12 +28,17 @@ times and discrete pairs composed more than 10^4 times (``--steps``, or a spec's
 "proven bracket".  ``--width W`` sets the bracket's target width (relative for delta,
 absolute for eps; default 1/100).  ``--steps`` is at most 10^5.
 
+``--time-limit SECONDS`` bounds the whole command (``refacct.progress``): when it runs out,
+each query gets the best bound reached so far, marked "time_limited" (and printed to the
+digits that bound supports); exit 3 when the limit runs out before any bound.
+
 Exit status: 0 success; 1 ``reproduce`` found a row whose verdict differs from the expected
 one, ``validate`` found an unsound or failed answer, ``cases --check`` found drift, a
 numerical failure, or an internal error (any exception that is not bad input, reported as
 "internal error ...; please report it", the traceback with ``--debug``); 2 bad input
 (usage, ``refacct.errors.InputError`` naming the parameter, pair spec, unreadable file,
-unsupported pair family), reported as one line ``refacct: error: ...`` on stderr.
+unsupported pair family), reported as one line ``refacct: error: ...`` on stderr; 3 the
+time limit ran out before any bound.
 """
 from __future__ import annotations
 
@@ -45,8 +50,8 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from . import __version__, mechanisms, routing
-from .errors import InputError
+from . import __version__, mechanisms, progress, routing
+from .errors import InputError, TimeLimitError
 from .exact import eps_parameter, positive, probability, rational
 from .exact_text import MAX_SHOWN_DIGITS, fraction_text, shown as exact_shown, size_text
 from .hockey import MAX_DIGITS, delta, epsilon, hockey_stick
@@ -62,7 +67,8 @@ EXIT_STATUS = ("exit status: 0 success; 1 a finding (reproduce: a verdict change
                "an unsound or failed answer, cases --check: drift), a numerical failure, or "
                "an internal error (reported as such: please report it; --debug shows the "
                "traceback); 2 bad input (usage, a parameter out of range, a pair spec, an "
-               "unreadable file), one line 'refacct: error: ...' naming it")
+               "unreadable file), one line 'refacct: error: ...' naming it; 3 --time-limit "
+               "ran out before any bound")
 _NEGATIVE_NUMBER = re.compile(r"^-\.?\d")
 
 
@@ -85,6 +91,14 @@ def _digits(text: str) -> int:
     if not 1 <= value <= MAX_DIGITS:
         raise argparse.ArgumentTypeError(f"must lie in [1, {MAX_DIGITS}], got {value}")
     return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        return progress.time_limit(float(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}") \
+            from None
 
 
 def _count(text: str) -> int:
@@ -155,6 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--width", metavar="W",
                        help="target width of a proven bracket: relative for delta, "
                             "absolute for eps (default 1/100)")
+        p.add_argument("--time-limit", type=_seconds, metavar="SECONDS",
+                       help="stop after SECONDS with the best bound reached so far, marked "
+                            "time_limited (exit 3 if none was reached)")
         _mechanism_options(p)
 
     d = sub.add_parser("delta", help="delta(eps) = H_{e^eps}(P || Q), or H_alpha(P || Q)",
@@ -323,14 +340,14 @@ def _cmd_delta(args) -> int:
         key, queries = "eps", args.eps
         for e in queries:
             eps_parameter(e)
-    if route.bracket:
-        if key == "alpha":
-            raise InputError(f"--alpha has no proven-bracket path ({route.reason}); ask "
-                             "--eps")
-        results = _bracketed(route, "delta", queries, args.width)
-    else:
-        results = [_delta_of(route.target, key, q, args.digits, args.exact_shuffle,
-                             args.certified) for q in queries]
+    if route.bracket and key == "alpha":
+        raise InputError(f"--alpha has no proven-bracket path ({route.reason}); ask --eps")
+    with progress.deadline(args.time_limit):
+        if route.bracket:
+            results = _bracketed(route, "delta", queries, args.width)
+        else:
+            results = [_delta_of(route.target, key, q, args.digits, args.exact_shuffle,
+                                 args.certified) for q in progress.shared(queries)]
     _write_exact(args.exact_file, key, queries, results)
     records = [_delta_record(key, q, r, args.digits) for q, r in zip(queries, results)]
     value_name = "delta" if key == "eps" else "H_alpha"
@@ -344,11 +361,12 @@ def _cmd_epsilon(args) -> int:
     route = _route(args)
     for d in args.delta:
         probability(d, "delta")
-    if route.bracket:
-        results = _bracketed(route, "epsilon", args.delta, args.width)
-    else:
-        results = [_epsilon_of(route.target, d, args.digits, args.certified)
-                   for d in args.delta]
+    with progress.deadline(args.time_limit):
+        if route.bracket:
+            results = _bracketed(route, "epsilon", args.delta, args.width)
+        else:
+            results = [_epsilon_of(route.target, d, args.digits, args.certified)
+                       for d in progress.shared(args.delta)]
     _write_exact(args.exact_file, "delta_target", args.delta, results)
     records = [_epsilon_record(q, r, args.digits) for q, r in zip(args.delta, results)]
     _print(args, records, "delta_target", "eps", "eps")
@@ -427,21 +445,25 @@ def _printed(r, digits: int):
 
 
 def _shown_digits(r, digits: int) -> int:
-    """Digits printed: ``digits``, or for a proven enclosure at most 3 beyond the verified
-    ones (a bracket 1e-3 wide has no 20 meaningful digits)."""
-    if getattr(r, "enclosure", None) is None or r.verified_digits is None:
+    """Digits printed: ``digits``, or for an enclosure or a time-limited result at most 3
+    beyond the verified ones (a bracket 1e-3 wide has no 20 meaningful digits)."""
+    if (getattr(r, "enclosure", None) is None and not r.time_limited) \
+            or r.verified_digits is None:
         return digits
     return min(digits, max(r.verified_digits, 1) + 3)
 
 
 def _proven_fields(record: dict, r, shown: int) -> dict:
     """"lower" / "upper" (rounded outward to ``shown`` digits, so they still enclose the
-    truth) and "proven" of a result with an enclosure."""
+    truth) and "proven" of a result with an enclosure; "time_limited" of the best bound
+    reached when the time limit ran out."""
     if getattr(r, "enclosure", None) is not None:
         record["lower"] = directed_text(r.lower, shown, up=False)
         record["upper"] = directed_text(r.upper, shown, up=True)
     if getattr(r, "proven", False):
         record["proven"] = True
+    if r.time_limited:
+        record["time_limited"] = True
     return record
 
 
@@ -531,6 +553,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _fail(f"unsupported pair: {exc}")
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
+    except TimeLimitError as exc:
+        return _fail(str(exc), 3)
     except ArithmeticError as exc:
         if args.debug:
             raise

@@ -8,7 +8,7 @@ reported as such (``refacct --debug`` shows the traceback).
 """
 from __future__ import annotations
 
-__all__ = ["InputError", "InputTypeError"]
+__all__ = ["InputError", "InputTypeError", "TimeLimitError"]
 
 
 class InputError(ValueError):
@@ -18,3 +18,8 @@ class InputError(ValueError):
 
 class InputTypeError(InputError, TypeError):
     """Bad input of the wrong type (an ``InputError`` and a ``TypeError``)."""
+
+
+class TimeLimitError(RuntimeError):
+    """The time limit (``time_limit=``, ``--time-limit``) was reached before any bound:
+    neither bad input nor a failure (the command line exits 3)."""

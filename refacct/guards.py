@@ -16,18 +16,25 @@ against bounds that hold for every pair and need only interval masses:
 
 A result that fails a guard is refused with an ``ArithmeticError`` saying which: it is
 never returned as verified.
+
+The same bounds give ``enclosure``, what is known of H_alpha of any public mixture
+without the engines (a time limit that runs out before their first result): the range,
+raised by data processing (marginalising a composition onto one factor is
+post-processing, so H_alpha of the product >= H_alpha of each factor) to the largest
+factor's coarse lower bound, exact for a discrete factor.
 """
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import List
+from typing import List, Tuple
 
 from mpmath import mp
 
 from .distributions import Continuous
 from .exact import to_mpf
+from .pairs import Pair, PublicMixture
 
-__all__ = ["check_delta", "coarse_lower_bound"]
+__all__ = ["check_delta", "coarse_lower_bound", "enclosure"]
 
 _OFFSETS = [Fraction(0)] + [sign * Fraction(2) ** j for j in range(-2, 7) for sign in (1, -1)]
 
@@ -36,7 +43,7 @@ def check_delta(value, err, alpha, one_step=None) -> None:
     """Raise ArithmeticError unless [value - err, value + err] meets the range
     [max(0, 1 - alpha), 1] and, for ``one_step`` = (P, Q) continuous, lies not below
     ``coarse_lower_bound``.  Comparisons allow 2^-(prec - 8) relative for rounding."""
-    slack = mp.mpf(2) ** (8 - mp.prec) * (1 + alpha)
+    slack = _slack(alpha)
     low, high = max(mp.zero, 1 - alpha), mp.one
     if value + err < low - slack or value - err > high + slack:
         raise ArithmeticError(
@@ -51,6 +58,35 @@ def check_delta(value, err, alpha, one_step=None) -> None:
             f"guard failed: H_alpha = {mp.nstr(value, 10)} +- {mp.nstr(err, 3)} lies below "
             f"the coarse lower bound {mp.nstr(bound, 10)} (sum over cells of "
             "(P(C) - alpha Q(C))_+); the engines' result is refused")
+
+
+def _slack(alpha):
+    """2^-(prec - 8) (1 + alpha): far above the rounding of the guards' own sums."""
+    return mp.mpf(2) ** (8 - mp.prec) * (1 + alpha)
+
+
+def enclosure(pm: PublicMixture, alpha) -> Tuple[object, object]:
+    """[lower, upper] enclosing H_alpha of the public mixture ``pm``: upper = 1, lower =
+    sum_r w_r max(1 - alpha, max over term r's factors of the factor's lower bound) (module
+    docstring), less the rounding slack; computed at the current precision (plus
+    ``resolution_bits`` of continuous factors at extreme scales, as ``check_delta``)."""
+    lower = mp.zero
+    for w, comp in pm.terms:
+        best = 1 - alpha
+        for pair in comp.pairs():
+            best = max(best, _one_step_lower(pair, alpha))
+        lower += to_mpf(w) * best
+    return max(mp.zero, lower - _slack(alpha)), mp.one
+
+
+def _one_step_lower(pair: Pair, alpha):
+    """H_alpha(P || Q) exactly for a discrete pair (the sum over outcomes of (p - alpha q)_+),
+    ``coarse_lower_bound`` for a continuous one."""
+    if not pair.is_discrete:
+        return coarse_lower_bound(pair.P, pair.Q, alpha)
+    outcomes = set(pair.P.support()) | set(pair.Q.support())
+    return mp.fsum(max(mp.zero, to_mpf(pair.P.mass_of(x)) - alpha * to_mpf(pair.Q.mass_of(x)))
+                   for x in outcomes)
 
 
 def coarse_lower_bound(P: Continuous, Q: Continuous, alpha):

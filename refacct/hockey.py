@@ -12,6 +12,13 @@ Dispatch (one engine per kind of pair, ``refacct.engines``):
   (``engines.composed``);
 a ``PublicMixture`` is the weighted sum of its terms.  Continuous values carry the bound
 of ``engines.verify.two_evaluations``.
+
+``time_limit`` (seconds): attempts of rising accuracy, each a bound that holds: a proven
+bracket (``refacct.brackets``, default width, where it takes the pair), the engines at
+``STAGE_DIGITS`` digits, then at the digits asked.  When the limit runs out, the last
+attempt's result that ended is returned, marked ``time_limited`` (for delta with none yet,
+the enclosure ``guards.enclosure`` knows without the engines; for eps, a
+``TimeLimitError``).
 """
 from __future__ import annotations
 
@@ -23,12 +30,12 @@ import mpmath
 from mpmath import mp
 
 from .engines import composed, discrete
-from . import guards, progress
+from . import brackets, guards, progress
 from .engines.onestep import onestep, resolution_bits, supports
 from .engines.verify import two_evaluations
 from .exact import MAX_ABS_EPS, eps_parameter, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, as_public_mixture
-from .result import DeltaResult, EpsilonResult
+from .result import DeltaResult, EpsilonResult, midpoint_radius, time_limited
 from .errors import InputError, InputTypeError
 
 __all__ = ["hockey_stick", "delta", "epsilon", "PairLike"]
@@ -36,6 +43,7 @@ __all__ = ["hockey_stick", "delta", "epsilon", "PairLike"]
 PairLike = Union[Pair, Composition, PublicMixture]
 
 MAX_DIGITS = 1000
+STAGE_DIGITS = 6
 
 
 def _digits(digits: object) -> int:
@@ -70,14 +78,15 @@ def _pld(pm: PublicMixture) -> discrete.PLD:
 # --- hockey-stick divergence -------------------------------------------------------------
 
 def hockey_stick(
-    pair: PairLike, alpha: object = None, *, eps: object = None, digits: int = 20
+    pair: PairLike, alpha: object = None, *, eps: object = None, digits: int = 20,
+    time_limit: Optional[float] = None,
 ) -> DeltaResult:
     """H_alpha(P || Q) = integral (p - alpha q)_+ (001 Definition 3), for alpha >= 0 or
     alpha = e^eps, to ``digits`` verified significant digits.
 
     Exactly one of ``alpha`` (a rational >= 0: int, Fraction, "4/3", "1e-3") and ``eps``
     (a rational) must be given.  Discrete pairs with rational alpha return the exact
-    rational in ``.exact``.
+    rational in ``.exact``.  ``time_limit``: seconds (module docstring).
 
     >>> from refacct import Discrete, Pair
     >>> P = Discrete({0: "3/4", 1: "1/4"}); Q = Discrete({0: "1/2", 1: "1/2"})
@@ -86,7 +95,9 @@ def hockey_stick(
     """
     digits = _digits(digits)
     a, e = _alpha_or_eps(alpha, eps)
-    return _delta_one(_mixture(pair), a, e, digits)
+    pm = _mixture(pair)
+    with progress.deadline(time_limit):
+        return _delta_one(pm, a, e, digits)
 
 
 def _alpha_or_eps(alpha: object, eps: object) -> Tuple[Optional[Fraction], Optional[Fraction]]:
@@ -102,14 +113,17 @@ def _alpha_or_eps(alpha: object, eps: object) -> Tuple[Optional[Fraction], Optio
     return a, None
 
 
-def delta(pair: PairLike, eps, *, digits: int = 20):
+def delta(pair: PairLike, eps, *, digits: int = 20, time_limit: Optional[float] = None):
     """delta(eps) = H_{e^eps}(P || Q) (001 Sec. 2, Definition 4 for one pair), for one eps
-    or a list of them (then a list of results)."""
+    or a list of them (then a list of results).  ``time_limit``: seconds for all of them
+    (module docstring)."""
     digits = _digits(digits)
     pm = _mixture(pair)
-    if isinstance(eps, (list, tuple)):
-        return [_delta_one(pm, None, eps_parameter(e), digits) for e in eps]
-    return _delta_one(pm, None, eps_parameter(eps), digits)
+    many = isinstance(eps, (list, tuple))
+    values = [eps_parameter(e) for e in (eps if many else [eps])]
+    with progress.deadline(time_limit):
+        results = [_delta_one(pm, None, e, digits) for e in progress.shared(values)]
+    return results if many else results[0]
 
 
 def _alpha_mpf(alpha_exact: Optional[Fraction], eps: Optional[Fraction]):
@@ -120,7 +134,43 @@ def _delta_one(pm: PublicMixture, alpha: Optional[Fraction], eps: Optional[Fract
                digits: int) -> DeltaResult:
     what = f"delta(eps={eps})" if eps is not None else f"H_alpha(alpha={alpha})"
     with progress.task(what):
-        return _delta_at(pm, alpha, eps, digits)
+        if not progress.limited():
+            return _delta_at(pm, alpha, eps, digits)
+        quick = [] if eps is None else [lambda: _bracketed(brackets.delta_bracket, pm, eps)]
+        return progress.best_reached(
+            quick + [lambda d=d: _delta_at(pm, alpha, eps, d) for d in _stages(digits)],
+            lambda: _delta_known(pm, alpha, eps, digits), time_limited)
+
+
+def _stages(digits: int):
+    """The digits of the engines' attempts under a time limit: a quick one, then those
+    asked."""
+    return [digits] if digits <= STAGE_DIGITS else [STAGE_DIGITS, digits]
+
+
+def _bracketed(bracket, pm: PublicMixture, query: Fraction):
+    """``bracket(pm, query)`` (a proven bracket), or None when the brackets do not take
+    ``pm`` or the query (the input itself was checked before)."""
+    try:
+        return bracket(pm, query)
+    except InputError:
+        return None
+
+
+def _delta_known(pm: PublicMixture, alpha: Optional[Fraction], eps: Optional[Fraction],
+                 digits: int) -> DeltaResult:
+    """The enclosure of H_alpha known without the engines (``guards.enclosure``), for a
+    time limit that ran out before the engines' first result."""
+    alpha_exact = Fraction(1) if eps is not None and eps == 0 else alpha
+    bits = int(3.33 * (digits + 10)) + sum(
+        resolution_bits(p.P, p.Q) for _, comp in pm.terms for p in comp.pairs()
+        if not p.is_discrete)
+    with mp.workprec(bits):
+        lower, upper = guards.enclosure(pm, _alpha_mpf(alpha_exact, eps))
+        value, err = midpoint_radius(lower, upper)
+    return DeltaResult(value, err, "range of H_alpha raised by coarse cells' masses "
+                       "(guards.enclosure)", digits, alpha=alpha, eps=eps,
+                       enclosure=(lower, upper))
 
 
 def _delta_at(pm: PublicMixture, alpha: Optional[Fraction], eps: Optional[Fraction],
@@ -242,15 +292,17 @@ def _guard(pm: PublicMixture, alpha_exact, eps, value, err, digits: int) -> None
 
 # --- epsilon(delta) ------------------------------------------------------------------------
 
-def epsilon(pair: PairLike, delta, *, digits: int = 20):
+def epsilon(pair: PairLike, delta, *, digits: int = 20, time_limit: Optional[float] = None):
     """The smallest eps >= 0 with delta(eps) <= delta (001 Definition 1 read as a curve), for
     one delta in [0, 1] or a list of them.  +inf when delta is below lim delta(eps), the
-    P-mass where q = 0."""
+    P-mass where q = 0.  ``time_limit``: seconds for all of them (module docstring)."""
     digits = _digits(digits)
     pm = _mixture(pair)
-    if isinstance(delta, (list, tuple)):
-        return [_epsilon_one(pm, _delta_target(d), digits) for d in delta]
-    return _epsilon_one(pm, _delta_target(delta), digits)
+    many = isinstance(delta, (list, tuple))
+    values = [_delta_target(d) for d in (delta if many else [delta])]
+    with progress.deadline(time_limit):
+        results = [_epsilon_one(pm, d, digits) for d in progress.shared(values)]
+    return results if many else results[0]
 
 
 def _delta_target(value: object) -> Fraction:
@@ -264,7 +316,12 @@ def _epsilon_one(pm: PublicMixture, target: Fraction, digits: int) -> EpsilonRes
     if _is_discrete(pm):
         return _epsilon_discrete(pm, target, digits)
     with progress.task(f"eps(delta={target})"):
-        return _epsilon_continuous(pm, target, digits)
+        if not progress.limited():
+            return _epsilon_continuous(pm, target, digits)
+        return progress.best_reached(
+            [lambda: _bracketed(brackets.epsilon_bracket, pm, target)]
+            + [lambda d=d: _epsilon_continuous(pm, target, d) for d in _stages(digits)],
+            None, time_limited)
 
 
 def _epsilon_discrete(pm, target: Fraction, digits: int) -> EpsilonResult:

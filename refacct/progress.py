@@ -8,6 +8,13 @@ Engines open a ``task`` ("delta(eps=1)") and report how far they are with ``note
 
 is rewritten in place at most every ``EVERY`` seconds, and ended when the outermost task
 ends.  Nothing is printed for work shorter than ``DELAY``.
+
+A time budget (``deadline``, the API's ``time_limit=`` and the command line's
+``--time-limit``): past it, ``check`` (which ``note`` calls) raises ``TimeLimitError``.  An
+engine that has a bound already catches it and returns that bound, marked
+``time_limited`` (``best_reached``); with no bound at all the error reaches the caller.
+The limit is checked between units of work (a quadrature piece, a lattice pass, a
+composition step), so a run may overshoot it by one unit.
 """
 from __future__ import annotations
 
@@ -15,9 +22,12 @@ import sys
 import time
 from contextlib import contextmanager
 from functools import wraps
-from typing import Callable, Iterator, List
+from typing import Callable, Iterator, List, Optional, Sequence, TypeVar
 
-__all__ = ["task", "note", "reported", "DELAY", "EVERY"]
+from .errors import InputError, InputTypeError, TimeLimitError
+
+__all__ = ["task", "note", "reported", "deadline", "shared", "check", "limited",
+           "remaining", "best_reached", "time_limit", "DELAY", "EVERY"]
 
 DELAY = 2.0
 EVERY = 0.5
@@ -33,6 +43,10 @@ class _Task:
 
 
 _stack: List[_Task] = []
+_deadlines: List[float] = []
+_NO_BOUND = ("the time limit was reached before any bound: allow more time (time_limit= / "
+             "--time-limit)")
+R = TypeVar("R")
 
 
 def _stream():
@@ -58,7 +72,9 @@ def task(what: str) -> Iterator[None]:
 
 
 def note(detail: str) -> None:
-    """How far the current task is; printed only past ``DELAY`` and every ``EVERY`` s."""
+    """How far the current task is; printed only past ``DELAY`` and every ``EVERY`` s.
+    Raises ``TimeLimitError`` past the deadline (``check``)."""
+    check()
     if not _stack or not _enabled():
         return
     now, top = time.monotonic(), _stack[0]
@@ -79,3 +95,82 @@ def reported(what: str) -> Callable:
                 return function(*args, **kwargs)
         return run
     return wrap
+
+
+def time_limit(seconds: object) -> Optional[float]:
+    """A time limit in seconds: None (no limit) or a finite number > 0."""
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise InputTypeError(f"time_limit must be a number of seconds, got {seconds!r}")
+    if not 0 < seconds < float("inf"):
+        raise InputError(f"time_limit must be a finite number of seconds > 0, got {seconds}")
+    return float(seconds)
+
+
+@contextmanager
+def deadline(seconds: object) -> Iterator[None]:
+    """Work inside ends within ``seconds`` from now (None: no limit; nested limits keep the
+    earliest end): past it, ``check`` raises ``TimeLimitError``."""
+    seconds = time_limit(seconds)
+    with _ending(None if seconds is None else time.monotonic() + seconds):
+        yield
+
+
+@contextmanager
+def _ending(end: Optional[float]) -> Iterator[None]:
+    if end is None:
+        yield
+        return
+    _deadlines.append(min([end] + _deadlines[-1:]))
+    try:
+        yield
+    finally:
+        _deadlines.pop()
+
+
+def shared(items: Sequence[R]) -> Iterator[R]:
+    """The items, each under an equal share of the time left (when a deadline is set), so
+    that the first of several queries cannot use up the time of the others."""
+    for i, item in enumerate(items):
+        share = remaining() / (len(items) - i) if _deadlines else None
+        with _ending(None if share is None else time.monotonic() + share):
+            yield item
+
+
+def limited() -> bool:
+    """Is a deadline set?"""
+    return bool(_deadlines)
+
+
+def remaining() -> float:
+    """Seconds left before the deadline (+inf without one)."""
+    return _deadlines[-1] - time.monotonic() if _deadlines else float("inf")
+
+
+def check() -> None:
+    """Raise ``TimeLimitError`` once the deadline has passed."""
+    if _deadlines and time.monotonic() > _deadlines[-1]:
+        raise TimeLimitError(_NO_BOUND)
+
+
+def best_reached(attempts: Sequence[Callable[[], R]], fallback: Optional[Callable[[], R]],
+                 mark: Callable[[R], R]) -> R:
+    """Under a deadline: the result of the last of ``attempts`` (each better than the one
+    before; None: not applicable) that ends in time, passed through ``mark`` unless it was
+    the last one; when none ends in time, ``mark(fallback())`` (a bound known without the
+    engines), or the ``TimeLimitError`` when there is no fallback."""
+    best = None
+    for i, attempt in enumerate(attempts):
+        try:
+            result = attempt()
+        except TimeLimitError:
+            break
+        if i == len(attempts) - 1:
+            return result
+        best = result if result is not None else best
+    if best is None:
+        if fallback is None:
+            raise TimeLimitError(_NO_BOUND)
+        best = fallback()
+    return mark(best)

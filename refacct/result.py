@@ -17,7 +17,7 @@ rational's size (``refacct.exact_text``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Optional, Tuple
@@ -27,8 +27,9 @@ from mpmath import mp
 
 from .exact_text import shown, size_text
 
-__all__ = ["DeltaResult", "EpsilonResult", "verified_digits", "format_mpf", "format_bound",
-           "printed", "exact_rational", "round_decimal", "directed_text"]
+__all__ = ["DeltaResult", "EpsilonResult", "time_limited", "verified_digits", "format_mpf",
+           "format_bound", "printed", "exact_rational", "round_decimal", "directed_text",
+           "midpoint_radius"]
 
 
 def verified_digits(value, abs_error) -> Optional[int]:
@@ -127,6 +128,16 @@ def printed(value, abs_error, digits: int) -> Tuple[str, str]:
     return text, format_bound(exact_rational(abs_error) + rounding)
 
 
+def midpoint_radius(lower, upper) -> Tuple[mpmath.mpf, mpmath.mpf]:
+    """(value, abs_error) = (midpoint, half-width rounded up) of the enclosure [lower,
+    upper] (+inf, +inf for an infinite upper end)."""
+    with mp.workprec(max(mp.prec, 256)):
+        if mpmath.isinf(upper):
+            return upper, mp.inf
+        mid = (lower + upper) / 2
+        return mid, mp.fsub(upper, mid, rounding="c")
+
+
 def _outward(value, shift) -> mpmath.mpf:
     """value + shift rounded away from value (exact for mpf inputs at any precision)."""
     if mpmath.isinf(value) or not shift:
@@ -202,6 +213,7 @@ class DeltaResult(_Bounded):
     exact_form: Optional[Tuple[Fraction, Fraction]] = None
     enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
     proven: bool = False
+    time_limited: bool = False
 
     def __str__(self) -> str:
         """The exact rational when there is one and it is small enough to show, else the
@@ -227,3 +239,15 @@ class EpsilonResult(_Bounded):
     exact_form: Optional[Tuple[Fraction, Fraction]] = None
     enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
     proven: bool = False
+    time_limited: bool = False
+
+
+TIME_LIMITED = ("; time limit reached: the best bound reached, short of the digits asked "
+                "(its bound still holds)")
+
+
+def time_limited(result: _Bounded) -> _Bounded:
+    """``result`` marked as the best bound reached when the time limit ran out."""
+    if result.time_limited:
+        return result
+    return replace(result, time_limited=True, method=result.method + TIME_LIMITED)

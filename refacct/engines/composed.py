@@ -206,6 +206,7 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, span, rule: 
                      if all(abs(y - x) >= h for x in singular)})
     total = mp.zero
     for piece, (a, b) in enumerate(zip(cuts, cuts[1:])):
+        progress.check()
         if outermost:
             progress.note(f"outer piece {piece + 1}/{len(cuts) - 1}, evaluation {rule + 1} of 2")
         local = max((v for y, v in zip(grid, values) if a - h <= y <= b + h), default=peak)

@@ -25,6 +25,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from mpmath import mp
 
+from .. import progress
 from ..distributions import Discrete
 from ..exact import count_vectors, to_mpf
 
@@ -286,6 +287,7 @@ class _Factor:
     def compose(self, other: "_Factor") -> "_Factor":
         atoms: Dict[object, List[int]] = {}
         for k1, (p1, q1) in self.atoms.items():
+            progress.check()
             for k2, (p2, q2) in other.atoms.items():
                 vector = tuple(a + b for a, b in zip(k1, k2)) if (
                     isinstance(k1, tuple) and isinstance(k2, tuple)) else None
@@ -315,6 +317,7 @@ class _Factor:
         rows: Dict[int, List[int]] = {}
         atoms: Dict[object, List[int]] = {}
         for counts in count_vectors(k, len(items)):
+            progress.check()
             coefficient, left, p, q = 1, k, 1, 1
             vector = [0] * width
             for i, n in enumerate(counts):

@@ -24,14 +24,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import List, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
-from mpmath import mp
 
-from .. import hockey
+from .. import hockey, progress
 from ..exact import positive, rational
 from ..pairs import PublicMixture, as_public_mixture
-from ..result import DeltaResult, EpsilonResult
+from ..result import DeltaResult, EpsilonResult, midpoint_radius
 from ..errors import InputError, InputTypeError
 
 __all__ = ["BOUNDS", "Provenance", "Dominated", "MechanismDelta", "MechanismEpsilon",
@@ -143,14 +142,14 @@ def _combine(bound: str, results, cls, extra):
     method = best.method if len(results) == 1 else (
         best.method + f"; max over {len(results)} terms ({', '.join(n for n, _ in results)})")
     fields = dict(value=best.value, abs_error=err, method=method, digits=best.digits,
-                  attained_by=attained, bound=bound, terms=tuple(results))
+                  attained_by=attained, bound=bound, terms=tuple(results),
+                  time_limited=any(r.time_limited for _, r in results))
     if all(r.enclosure for _, r in results):
         # max of enclosed values lies in [max of lower ends, max of upper ends]
         ends = (max(r.lower for _, r in results), max(r.upper for _, r in results))
-        with mp.workprec(max(mp.prec, 256)):
-            mid = (ends[0] + ends[1]) / 2
-            fields.update(value=mid, abs_error=mp.fsub(ends[1], mid, rounding="c"),
-                          enclosure=ends, proven=all(r.proven for _, r in results))
+        value, err = midpoint_radius(*ends)
+        fields.update(value=value, abs_error=err, enclosure=ends,
+                      proven=all(r.proven for _, r in results))
     fields.update(extra(best, results))
     if " = " in attained:  # a tie: the exact form of one term does not describe the max
         fields["exact_form"] = None
@@ -168,40 +167,47 @@ def _epsilon_extra(best: EpsilonResult, results) -> dict:
 
 
 def _per_query(mech: Dominated, fn, queries, cls, extra):
-    """Run ``fn(pair, query)`` for every term and query; combine per query."""
+    """Run ``fn(pair, query)`` for every term and query (each with its share of a time
+    limit); combine per query."""
     single = not isinstance(queries, (list, tuple))
     qs = [queries] if single else list(queries)
-    per_term = [(label, [fn(pair, q) for q in qs]) for label, pair in mech.terms]
+    per_term = [(label, [fn(pair, q) for q in progress.shared(qs)])
+                for label, pair in progress.shared(mech.terms)]
     out = [_combine(mech.bound, [(label, rs[i]) for label, rs in per_term], cls, extra)
            for i in range(len(qs))]
     return out[0] if single else out
 
 
-def delta(mech: Dominated, eps, *,
-          digits: int = 20) -> Union[MechanismDelta, List[MechanismDelta]]:
+def delta(mech: Dominated, eps, *, digits: int = 20, time_limit: Optional[float] = None
+          ) -> Union[MechanismDelta, List[MechanismDelta]]:
     """delta(eps) = max_i H_{e^eps}(P_i || Q_i) for one eps or a list (then a list), as
-    ``MechanismDelta`` with ``attained_by`` and ``bound``."""
+    ``MechanismDelta`` with ``attained_by`` and ``bound``.  ``time_limit``: seconds for
+    all of them (``refacct.hockey``)."""
     _check(mech)
-    return _per_query(mech, lambda pair, e: hockey.delta(pair, e, digits=digits), eps,
-                      MechanismDelta, _delta_extra)
+    with progress.deadline(time_limit):
+        return _per_query(mech, lambda pair, e: hockey.delta(pair, e, digits=digits), eps,
+                          MechanismDelta, _delta_extra)
 
 
 def hockey_stick(mech: Dominated, alpha: object = None, *, eps: object = None,
-                 digits: int = 20) -> MechanismDelta:
+                 digits: int = 20, time_limit: Optional[float] = None) -> MechanismDelta:
     """max_i H_alpha(P_i || Q_i) (or alpha = e^eps), as ``MechanismDelta``."""
     _check(mech)
-    return _per_query(
-        mech, lambda pair, a: hockey.hockey_stick(pair, a, eps=eps, digits=digits), alpha,
-        MechanismDelta, _delta_extra)
+    with progress.deadline(time_limit):
+        return _per_query(
+            mech, lambda pair, a: hockey.hockey_stick(pair, a, eps=eps, digits=digits), alpha,
+            MechanismDelta, _delta_extra)
 
 
-def epsilon(mech: Dominated, delta_target, *,
-            digits: int = 20) -> Union[MechanismEpsilon, List[MechanismEpsilon]]:
+def epsilon(mech: Dominated, delta_target, *, digits: int = 20,
+            time_limit: Optional[float] = None
+            ) -> Union[MechanismEpsilon, List[MechanismEpsilon]]:
     """eps(delta) = max_i eps_i(delta) (the smallest eps with every delta_i(eps) <= delta),
-    for one delta or a list, as ``MechanismEpsilon``."""
+    for one delta or a list, as ``MechanismEpsilon``.  ``time_limit``: as for ``delta``."""
     _check(mech)
-    return _per_query(mech, lambda pair, d: hockey.epsilon(pair, d, digits=digits),
-                      delta_target, MechanismEpsilon, _epsilon_extra)
+    with progress.deadline(time_limit):
+        return _per_query(mech, lambda pair, d: hockey.epsilon(pair, d, digits=digits),
+                          delta_target, MechanismEpsilon, _epsilon_extra)
 
 
 def _check(mech) -> None:

@@ -1,0 +1,123 @@
+"""The time budget (issue 12, point 3): ``time_limit=`` / ``--time-limit`` returns the best
+bound reached when the time runs out, marked ``time_limited``, and that bound still holds.
+
+Oracles: the Balle-Wang closed form (conftest) for N(1, 1) vs N(0, 1) composed 3 times,
+which is N(sqrt 3, 1) vs N(0, 1); 001 App. B.1's 11/48 for randomized response.  The
+20-digit quadrature of k = 3 takes close to a minute on any machine, so a few seconds'
+limit always cuts it short.
+"""
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from mpmath import mp
+
+from conftest import balle_wang, gaussian_H, run_cli
+from refacct import Discrete, Gaussian, Pair, delta, epsilon, hockey_stick, progress
+from refacct.brackets import delta_bracket
+from refacct.errors import TimeLimitError
+from refacct.mechanisms import gaussian, poisson_subsampled
+from refacct.mechanisms import delta as mechanism_delta
+
+SHIFT3 = Pair(Gaussian(1, 1), Gaussian(0, 1)) ** 3
+
+
+def _truth(eps):
+    with mp.workdps(40):
+        return balle_wang(eps, mp.sqrt(3))
+
+
+def _encloses(r, truth) -> bool:
+    with mp.workdps(40):
+        return r.lower <= truth <= r.upper
+
+
+def test_a_short_limit_returns_a_marked_bound_that_holds():
+    r = delta(SHIFT3, 1, time_limit=3)
+    assert r.time_limited and "time limit reached" in r.method
+    assert _encloses(r, _truth(1))
+    assert 0 < r.lower and r.upper <= 1
+
+
+def test_before_any_engine_result_the_enclosure_without_engines():
+    """1 microsecond: only ``guards.enclosure`` (the range, raised to one factor's coarse
+    lower bound by data processing) is known."""
+    r = delta(SHIFT3, 1, time_limit=1e-6)
+    assert r.time_limited and "guards.enclosure" in r.method
+    assert _encloses(r, _truth(1))
+    with mp.workdps(40):
+        assert 0 < r.lower <= balle_wang(1, 1)   # <= H of one factor, <= the truth
+    r = hockey_stick(SHIFT3, alpha=2, time_limit=1e-6)   # no bracket stage for alpha
+    with mp.workdps(40):
+        assert r.time_limited and r.lower <= gaussian_H(2, mp.sqrt(3)) <= r.upper
+
+
+def test_eps_with_no_bound_in_time_raises():
+    with pytest.raises(TimeLimitError, match="time limit"):
+        epsilon(SHIFT3, "1e-5", time_limit=1e-6)
+
+
+def test_a_generous_limit_changes_nothing():
+    r = delta(Pair(Gaussian(1, 1), Gaussian(0, 1)), 1, time_limit=600)
+    assert not r.time_limited and r.verified_digits >= 20
+    with mp.workdps(40):
+        assert abs(r.value - balle_wang(1, 1)) <= r.abs_error
+    rr = Pair(Discrete({0: "3/4", 1: "1/4"}), Discrete({0: "1/2", 1: "1/2"})) ** 2
+    exact = hockey_stick(rr, alpha="4/3", time_limit=600)
+    assert not exact.time_limited and exact.exact == Fraction(11, 48)   # 001 App. B.1
+
+
+def test_a_proven_bracket_stops_at_its_last_pass():
+    r = delta_bracket(Pair(Gaussian(1, 1), Gaussian(0, 1)), 1, steps=3, rel_width="1e-15",
+                      time_limit=2)
+    assert r.proven and _encloses(r, _truth(1))
+    assert r.time_limited or r.upper - r.lower <= Fraction("1e-15") * r.lower
+
+
+def test_catalogue_entries_take_the_limit():
+    mech = poisson_subsampled(gaussian(1), "1/10", "add-remove", 3)
+    r = mechanism_delta(mech, 1, time_limit=3)
+    assert r.time_limited and 0 < r.value - r.abs_error < r.value + r.abs_error <= 1
+
+
+def test_queries_share_the_time():
+    seen = []
+    with progress.deadline(10):
+        for _ in progress.shared([1, 2]):
+            seen.append(progress.remaining())
+    assert seen[0] <= 5.01 and seen[1] > 9
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("inf"), float("nan")])
+def test_bad_limits_are_refused(bad):
+    with pytest.raises(ValueError, match="time_limit"):
+        delta(SHIFT3, 1, time_limit=bad)
+
+
+def test_a_limit_of_the_wrong_type_is_refused():
+    with pytest.raises(TypeError, match="time_limit"):
+        delta(SHIFT3, 1, time_limit="5")
+
+
+SPEC = {"P": [{"gaussian": {"mean": 1, "sigma": 1}}], "Q": [{"gaussian": {"mean": 0, "sigma": 1}}],
+        "steps": 3}
+
+
+def test_cli_time_limit(capsys, write):
+    path = write(SPEC)
+    status, out, _ = run_cli(capsys, "delta", "--pair", path, "--eps", "1", "2",
+                             "--time-limit", "4", "--json")
+    assert status == 0
+    for record, eps in zip(json.loads(out), (1, 2)):
+        assert record["time_limited"] is True
+        with mp.workdps(40):   # the printed value +- the printed bound holds the truth
+            value, bound = mp.mpf(record["delta"]), mp.mpf(record["abs_error"])
+            assert value - bound <= _truth(eps) <= value + bound
+    status, out, err = run_cli(capsys, "epsilon", "--pair", path, "--delta", "1e-5",
+                               "--time-limit", "1e-6")
+    assert status == 3 and out == "" and len(err.strip().splitlines()) == 1
+    assert "time limit" in err
+    status, _, err = run_cli(capsys, "delta", "--pair", path, "--eps", "1", "--time-limit", "0")
+    assert status == 2 and "--time-limit" in err
