@@ -43,7 +43,7 @@ from .engines import lattice
 from .engines.aligned import AlignedLoss, aligned_loss
 from .engines.arb import arb_ends
 from .engines.loss_cells import Cells, _fraction_mid, one_step_cells
-from . import progress
+from . import guards, progress
 from .exact import eps_parameter, positive, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
 from .result import DeltaResult, EpsilonResult, midpoint_radius, time_limited
@@ -426,6 +426,10 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
                              ends, excess, retry,
                              lambda lo, up: width * max(lo, floor, up / 1000) / 10,
                              max_lattice)
+    for e, (lo, up) in zip(values, brackets):
+        with mp.workprec(max(run.plan.prec, 64)):
+            value, half = midpoint_radius(lo, up)
+            guards.check_delta(value, half, mp.exp(to_mpf(e)))
     results = [DeltaResult(*midpoint_radius(lo, up), method=_method(run), digits=3, eps=e,
                            enclosure=(lo, up), proven=True)
                for e, (lo, up) in zip(values, brackets)]

@@ -35,6 +35,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 from mpmath import mp
 
+from . import guards
 from .exact import eps_parameter, to_mpf
 from .hockey import PairLike, _alpha_or_eps, _delta_target, _digits, _mixture
 from .pairs import Pair
@@ -153,6 +154,9 @@ def _delta_result(terms, beta: "ExactBeta", digits: int, alpha: Optional[Fractio
                   eps: Optional[Fraction]) -> DeltaResult:
     ball, bits = _refine(_weighted(terms, beta), digits)
     value, radius = _arb.arb_mid_rad(ball)
+    with mp.workprec(_bits(digits) + 64):
+        guards.check_delta(value, radius, to_mpf(alpha) if alpha is not None
+                           else mp.exp(to_mpf(eps)))
     return DeltaResult(value, radius, _method(terms, bits), digits, alpha=alpha, eps=eps,
                        enclosure=_arb.arb_ends(ball), proven=True)
 

@@ -12,7 +12,10 @@ against bounds that hold for every pair and need only interval masses:
   form a set A with P(A) - alpha Q(A) equal to that sum.  One step of a continuous pair is
   checked on cells at every component's location +- {1/4, 1/2, 1, ..., 64} widths (and the
   Laplace locations), which catches an answer off by a sizeable part of the truth (a
-  region p > alpha q taken inverted, a concentrated component missed).
+  region p > alpha q taken inverted, a concentrated component missed);
+* symmetry: H_alpha(P || Q) = 1 - alpha + alpha H_{1/alpha}(Q || P) (integrate
+  p - alpha q = -alpha (q - p / alpha) over the line), checked where both directions are
+  computed (``check_symmetry``): a crossing or tail handled on one side only breaks it.
 
 A result that fails a guard is refused with an ``ArithmeticError`` saying which: it is
 never returned as verified.
@@ -34,7 +37,7 @@ from .distributions import Continuous
 from .exact import to_mpf
 from .pairs import Pair, PublicMixture
 
-__all__ = ["check_delta", "coarse_lower_bound", "enclosure"]
+__all__ = ["check_delta", "check_range", "check_symmetry", "coarse_lower_bound", "enclosure"]
 
 _OFFSETS = [Fraction(0)] + [sign * Fraction(2) ** j for j in range(-2, 7) for sign in (1, -1)]
 
@@ -43,21 +46,40 @@ def check_delta(value, err, alpha, one_step=None) -> None:
     """Raise ArithmeticError unless [value - err, value + err] meets the range
     [max(0, 1 - alpha), 1] and, for ``one_step`` = (P, Q) continuous, lies not below
     ``coarse_lower_bound``.  Comparisons allow 2^-(prec - 8) relative for rounding."""
-    slack = _slack(alpha)
-    low, high = max(mp.zero, 1 - alpha), mp.one
-    if value + err < low - slack or value - err > high + slack:
-        raise ArithmeticError(
-            f"guard failed: H_alpha = {mp.nstr(value, 10)} +- {mp.nstr(err, 3)} lies outside "
-            f"[max(0, 1 - alpha), 1] = [{mp.nstr(low, 10)}, 1] (alpha = {mp.nstr(alpha, 10)}); "
-            "the engines' result is refused")
+    check_range(value, err, max(mp.zero, 1 - alpha), mp.one, alpha, "H_alpha",
+                "[max(0, 1 - alpha), 1]")
     if one_step is None:
         return
+    slack = _slack(alpha)
     bound = coarse_lower_bound(one_step[0], one_step[1], alpha)
     if value + err < bound - slack:
         raise ArithmeticError(
             f"guard failed: H_alpha = {mp.nstr(value, 10)} +- {mp.nstr(err, 3)} lies below "
             f"the coarse lower bound {mp.nstr(bound, 10)} (sum over cells of "
             "(P(C) - alpha Q(C))_+); the engines' result is refused")
+
+
+def check_range(value, err, low, high, alpha, what: str, span: str) -> None:
+    """Raise ArithmeticError unless [value - err, value + err] meets [low, high] (with the
+    rounding slack of ``alpha``); ``what`` names the quantity, ``span`` the range."""
+    slack = _slack(alpha)
+    if value + err < low - slack or value - err > high + slack:
+        raise ArithmeticError(
+            f"guard failed: {what} = {mp.nstr(value, 10)} +- {mp.nstr(err, 3)} lies outside "
+            f"{span} = [{mp.nstr(low, 10)}, {mp.nstr(high, 10)}] (alpha = "
+            f"{mp.nstr(alpha, 10)}); the engines' result is refused")
+
+
+def check_symmetry(value, err, reverse, reverse_err, alpha) -> None:
+    """Raise ArithmeticError unless value +- err (H_alpha(P || Q)) and
+    1 - alpha + alpha (reverse +- reverse_err) (from H_{1/alpha}(Q || P)) overlap."""
+    other = 1 - alpha + alpha * reverse
+    if abs(value - other) > err + alpha * reverse_err + _slack(alpha):
+        raise ArithmeticError(
+            f"guard failed: H_alpha(P || Q) = {mp.nstr(value, 10)} +- {mp.nstr(err, 3)} but "
+            f"1 - alpha + alpha H_(1/alpha)(Q || P) = {mp.nstr(other, 10)} +- "
+            f"{mp.nstr(alpha * reverse_err, 3)} (alpha = {mp.nstr(alpha, 10)}); the engines' "
+            "result is refused")
 
 
 def _slack(alpha):

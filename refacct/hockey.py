@@ -190,6 +190,9 @@ def _delta_discrete(pm, alpha, eps, alpha_exact, digits) -> DeltaResult:
     method = f"exact: discrete PLD with {len(pld.atoms)} atoms"
     if alpha_exact is not None:
         exact = A - alpha_exact * B
+        if not max(0, 1 - alpha_exact) <= exact <= 1:
+            raise ArithmeticError(f"guard failed: the exact H_alpha = {exact} lies outside "
+                                  "[max(0, 1 - alpha), 1]; the engine's result is refused")
         with mp.workdps(digits + 10):
             value = to_mpf(exact)
             err = abs(value) * mp.mpf(10) ** (-(digits + 9))
@@ -197,6 +200,8 @@ def _delta_discrete(pm, alpha, eps, alpha_exact, digits) -> DeltaResult:
                            exact_form=(A, B))
     value, err = _closed_form(lambda: to_mpf(A) - mp.exp(to_mpf(eps)) * to_mpf(B), digits,
                               scale=A)
+    with mp.workdps(digits + 10):
+        guards.check_delta(value, err, mp.exp(to_mpf(eps)))
     return DeltaResult(value, err, method + ", A - e^eps B evaluated", digits, alpha=alpha,
                        eps=eps, exact_form=(A, B))
 
@@ -280,14 +285,25 @@ def _delta_continuous(pm, alpha, eps, alpha_exact, digits) -> DeltaResult:
 
 def _guard(pm: PublicMixture, alpha_exact, eps, value, err, digits: int) -> None:
     """``guards.check_delta`` at the precision of the digits (plus the resolution bits of a
-    one-step pair, whose cells must be resolved at its locations)."""
+    one-step pair, whose cells must be resolved at its locations); for a one-step
+    continuous pair (milliseconds) also ``guards.check_symmetry`` against the reverse
+    direction H_{1/alpha}(Q || P)."""
     one = None
     if len(pm.terms) == 1 and len(pm.terms[0][1].pairs()) == 1:
         pair = pm.terms[0][1].pairs()[0]
         one = None if pair.is_discrete else (pair.P, pair.Q)
     bits = int(3.33 * (digits + 10)) + (resolution_bits(*one) if one else 0)
     with mp.workprec(bits):
-        guards.check_delta(value, err, _alpha_mpf(alpha_exact, eps), one)
+        alpha = _alpha_mpf(alpha_exact, eps)
+        guards.check_delta(value, err, alpha, one)
+    if one is None or alpha_exact == 0:
+        return
+    reverse = PublicMixture.of(Pair(one[1], one[0]))
+    reverse_exact = None if alpha_exact is None else 1 / alpha_exact
+    back, back_err, _ = two_evaluations(
+        _evaluation(reverse, None if eps is None else -eps, reverse_exact), digits)
+    with mp.workprec(bits):
+        guards.check_symmetry(value, err, back, back_err, alpha)
 
 
 # --- epsilon(delta) ------------------------------------------------------------------------

@@ -198,3 +198,49 @@ def test_epsilon_beyond_the_eps_range_is_refused():
         epsilon(Pair(Gaussian(1, F(1, 10 ** 4)), Gaussian(0, F(1, 10 ** 4))), "1e-5")
     with pytest.raises(InputError, match=r"eps must lie in \[-1000000, 1000000\]"):
         delta(Pair(Gaussian(1, 1), Gaussian(0, 1)), "1e400")
+
+
+def test_symmetry_guard_against_the_closed_form():
+    """H_alpha(N(1,1) || N(0,1)) = 1 - alpha + alpha H_{1/alpha}(N(0,1) || N(1,1)), and the
+    reverse pair is the forward one reflected (y -> 1 - y): balle_wang(-eps, 1).  The guard
+    accepts the closed forms and refuses a value 1e-15 off with a bound of 1e-25."""
+    from refacct.guards import check_symmetry
+    with mp.workdps(40):
+        for eps in (mpq("1/3"), mp.one, mpq(5)):
+            forward, back, alpha = balle_wang(eps, 1), balle_wang(-eps, 1), mp.exp(eps)
+            tiny = mp.mpf("1e-25")
+            check_symmetry(forward, tiny, back, tiny, alpha)
+            with pytest.raises(ArithmeticError, match="1 - alpha \\+ alpha H"):
+                check_symmetry(forward + mp.mpf("1e-15"), tiny, back, tiny, alpha)
+
+
+def test_a_one_sided_error_is_refused_by_symmetry(monkeypatch):
+    """An engine error in one direction only (1e-6 added to H(P || Q), not to H(Q || P))
+    passes the range and the coarse lower bound but not the symmetry."""
+    import refacct.hockey as hockey
+    original = hockey._evaluation
+
+    def skewed(pm, eps, alpha_exact):
+        compute = original(pm, eps, alpha_exact)
+        forward = pm.terms[0][1].pairs()[0].P == Gaussian(1, 1)
+        return lambda rule: (compute(rule)[0] + (mp.mpf("1e-6") if forward else 0),
+                             compute(rule)[1])
+
+    monkeypatch.setattr(hockey, "_evaluation", skewed)
+    with pytest.raises(ArithmeticError, match="1 - alpha \\+ alpha H"):
+        delta(Pair(Gaussian(1, 1), Gaussian(0, 1)), 1)
+
+
+def test_shuffle_and_certified_results_pass_the_range_guard(monkeypatch):
+    """Results of the shuffle and certified engines are guarded too: a lower bound above 1
+    and an enclosure below 0 are refused."""
+    from refacct import certified
+    from refacct.engines.arb import arb
+    from refacct.mechanisms import shuffle
+    monkeypatch.setattr(shuffle, "_lower_bound", lambda s, T, e, digits: (
+        mp.mpf("1.5"), mp.mpf("1e-20"), F(2), mp.zero, mp.zero))
+    with pytest.raises(ArithmeticError, match="guard failed: max_C E_C"):
+        shuffle.shuffle_lower_bound(1, 10, 1)
+    monkeypatch.setattr(certified, "_refine", lambda evaluate, digits: (arb(-0.5, 1e-20), 64))
+    with pytest.raises(ArithmeticError, match="guard failed: H_alpha"):
+        certified.delta(Pair(Gaussian(1, 1), Gaussian(0, 1)), 1)

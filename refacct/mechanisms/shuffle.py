@@ -86,6 +86,7 @@ from typing import Optional
 import mpmath
 from mpmath import mp
 
+from .. import guards
 from ..distributions import erfc
 from ..engines.verify import two_evaluations
 from ..exact import eps_parameter, positive, probability, rational, to_mpf
@@ -131,6 +132,18 @@ class ShuffleEpsilonResult(EpsilonResult):
 
 
 # --- parameters --------------------------------------------------------------------------
+
+def _guard(value, err, eps: Fraction, digits: int, event: Optional[str] = None) -> None:
+    """``guards.check_delta`` of H_{e^eps} (the pair itself), or for an event's
+    P(E) - e^eps Q(E) (``event`` names it; a lower bound) the range [-e^eps, 1] it always
+    lies in."""
+    with mp.workdps(digits + 10):
+        alpha = mp.exp(to_mpf(eps))
+        if event is None:
+            guards.check_delta(value, err, alpha)
+        else:
+            guards.check_range(value, err, -alpha, mp.one, alpha, event, "[-alpha, 1]")
+
 
 def _steps(steps: object) -> int:
     """``steps`` as a positive int (int, integral Fraction or string such as "10000")."""
@@ -273,6 +286,7 @@ def shuffle_event_bound(sigma: object, steps: object, eps: object, C: object, *,
     s, T, e = positive(sigma, "sigma"), _steps(steps), _eps_nonnegative(eps)
     c, digits = rational(C, "C"), _digits(digits)
     value, err = _event_value(s, T, e, c, digits)
+    _guard(value, err, e, digits, "E_C")
     return ShuffleResult(value, err, f"E_C of {_PAPER} Sec. 4.3 at the given C; error bound "
                          "from two evaluations (erfc / incomplete-gamma tails, precision)",
                          digits, eps=e, sigma=s, steps=T, C=c, C_error=mp.zero,
@@ -299,6 +313,7 @@ def shuffle_lower_bound(sigma: object, steps: object, eps: object, *,
     s, T, e = positive(sigma, "sigma"), _steps(steps), _eps_nonnegative(eps)
     digits = _digits(digits)
     value, err, C, C_err, gap = _lower_bound(s, T, e, digits)
+    _guard(value, err, e, digits, "max_C E_C")
     return ShuffleResult(value, err, f"max over real C of E_C, {_PAPER} eq. (7): E_C at the "
                          "bracketed root of the unimodality criterion; error bound from two "
                          "evaluations (erfc / incomplete-gamma tails, precision)", digits,
@@ -484,6 +499,7 @@ def shuffle_exact(sigma: object, steps: object, eps: object, *, digits: int = 10
         return _hyperplane_integral(_Hyperplane(s, T, e, swap), rule)
 
     value, err, _ = two_evaluations(compute, digits)
+    _guard(value, err, e, digits)
     order = "H(Q_S || P_S)" if swap else "H(P_S || Q_S)"
     return ShuffleResult(value, err, f"{order} of {_PAPER} eqs. (1)-(2): closed form along 1, "
                          f"quadrature over R^{T - 1} (permutation symmetry); error bound from "
