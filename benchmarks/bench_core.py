@@ -18,6 +18,15 @@ Discrete case: randomized response {0: 51/100, 1: 49/100} || {0: 49/100, 1: 51/1
 (eps_0 = ln(51/49) ~ 0.04, so delta(1) moves from 0 to ~0.93 over the range) for
 k = 10, 100, 1000, 10^4 (exact PLD; the value is A - e B evaluated to 20 digits).
 
+The peer columns time dp_accounting's PLD accountant (its default, pessimistic) on the
+same query where it has the same pair: GaussianDpEvent(1) and LaplaceDpEvent(1/2) composed
+with a count (their add-or-remove PLDs are the symmetric pairs above), and
+RandomizedResponseDpEvent(noise_parameter = 49/50, num_buckets = 2) under REPLACE_ONE,
+composed as ComposedDpEvent([event] * k): dp_accounting 0.6.0 ignores the count of
+compose(event, count) and SelfComposedDpEvent for this event (README, findings).  "ratio"
+is refacct's time over the peer's.  The subsampled rows have no peer column: the peer's
+add-or-remove PLD is the maximum over both directions, refacct's row one direction.
+
 "digits" is the number of significant digits guaranteed by the returned error bound
 (``DeltaResult.verified_digits``; "exact" when the bound is 0).  Timings are wall-clock
 seconds of one call in a fresh process state (engine caches are not shared between cases
@@ -66,15 +75,39 @@ def run(name: str, pair: Pair, k: int):
     return name, k, format_mpf(result.value, 12), digits, seconds
 
 
+def peer(name: str, k: int):
+    """(delta, seconds) of dp_accounting's PLD accountant on the row's query, or None."""
+    try:
+        import dp_accounting as dpa
+        from dp_accounting import dp_event as ev
+    except ImportError:
+        return None
+    if name.startswith("Gaussian"):
+        acc, event = dpa.pld.PLDAccountant(), (ev.GaussianDpEvent(1.0), k)
+    elif name.startswith("Laplace"):
+        acc, event = dpa.pld.PLDAccountant(), (ev.LaplaceDpEvent(0.5), k)
+    elif name.startswith("randomized"):
+        acc = dpa.pld.PLDAccountant(dpa.NeighboringRelation.REPLACE_ONE)
+        rr = ev.RandomizedResponseDpEvent(noise_parameter=0.98, num_buckets=2)
+        event = (ev.ComposedDpEvent([rr] * k), 1)
+    else:
+        return None
+    start = time.perf_counter()
+    acc.compose(*event)
+    value = acc.get_delta(float(EPS))
+    return value, time.perf_counter() - start
+
+
 def _child(conn, job) -> None:
-    conn.send(run(*job))
+    conn.send(job[0](*job[1:]))
     conn.close()
 
 
 def run_limited(job, timeout):
-    """``run(*job)``, in a child process killed after ``timeout`` seconds when one is set."""
+    """``job[0](*job[1:])``, in a child process killed after ``timeout`` seconds when one is
+    set (None then)."""
     if timeout is None:
-        return run(*job)
+        return job[0](*job[1:])
     ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_child, args=(send, job), daemon=True)
@@ -85,8 +118,7 @@ def run_limited(job, timeout):
         return row
     child.terminate()
     child.join()
-    name, _, k = job
-    return name, k, "-", "timeout", None
+    return None
 
 
 def main(argv=None) -> int:
@@ -108,22 +140,27 @@ def main(argv=None) -> int:
     name, pair = discrete_case()
     jobs += [(name, pair, k) for k in kd]
 
-    header = ("case", "k", f"delta({EPS}), 12 digits", "digits verified", "seconds")
+    header = ("case", "k", f"delta({EPS}), 12 digits", "digits verified", "seconds",
+              "dp_accounting delta", "peer s", "ratio")
     print(f"delta(eps = {EPS}), digits = {DIGITS}; python {sys.version.split()[0]}")
     print()
-    widths = [38, 6, 19, 15, 9]
+    widths = [38, 6, 19, 15, 9, 19, 9, 8]
     line = " | ".join(h.ljust(w) for h, w in zip(header, widths))
     print("| " + line + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     skipped = {tuple(s.rsplit(":", 1)) for s in args.skip}
     for job in jobs:
         if any(job[0].startswith(case) and str(job[2]) == k for case, k in skipped):
-            cells = [job[0], str(job[2]), "skipped", "-", "-"]
+            cells = [job[0], str(job[2]), "skipped", "-", "-", "-", "-", "-"]
             print("| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |", flush=True)
             continue
-        row = run_limited(job, args.timeout)
+        row = run_limited((run,) + job, args.timeout) or (job[0], job[2], "-", "timeout", None)
         seconds = f"> {args.timeout:g}" if row[4] is None else f"{row[4]:.3f}"
-        cells = [row[0], str(row[1]), row[2], row[3], seconds]
+        other = run_limited((peer, job[0], job[2]), args.timeout)
+        theirs = ["-", "-", "-"] if other is None else [
+            f"{other[0]:.12g}", f"{other[1]:.3f}",
+            "-" if row[4] is None else f"{row[4] / max(other[1], 1e-6):.3g}"]
+        cells = [row[0], str(row[1]), row[2], row[3], seconds] + theirs
         print("| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |", flush=True)
     return 0
 

@@ -269,3 +269,28 @@ def test_peers_on_the_large_T_cases(peer, answered):
         dispute = [r for r in rows if r.accountant == "dp_accounting.pld"
                    and r.case.name == "dispute-poisson-gaussian-T1000"]
         assert len(dispute) == 1 and platform_dependent(dispute[0])
+
+
+def test_dp_accounting_ignores_the_count_of_randomized_response():
+    """Finding (README): dp_accounting 0.6.0's PLDAccountant composes a
+    RandomizedResponseDpEvent once, whatever the count of ``compose(event, count)`` or
+    ``SelfComposedDpEvent`` (its RR branch lacks the ``self_compose(count)`` of the other
+    events).  Randomized response 51/100 (noise_parameter 49/50, two buckets) composed 10
+    times: delta(0) is 0.0492 by brute force over the 2^10 outcomes; the count form answers
+    the one-step 0.02 (unsound), ComposedDpEvent([event] * 10) a sound upper bound."""
+    dpa = pytest.importorskip("dp_accounting")
+    from dp_accounting import dp_event as ev
+
+    from conftest import brute_H, product_table
+    from refacct import Discrete
+    step = (Discrete({0: "51/100", 1: "49/100"}), Discrete({0: "49/100", 1: "51/100"}))
+    truth = brute_H(product_table([step] * 10), 1)
+    rr = ev.RandomizedResponseDpEvent(noise_parameter=0.98, num_buckets=2)
+
+    def delta0(event, count=1):
+        acc = dpa.pld.PLDAccountant(dpa.NeighboringRelation.REPLACE_ONE)
+        acc.compose(event, count)
+        return acc.get_delta(0.0)
+
+    assert delta0(rr, 10) < truth / 2 and delta0(ev.SelfComposedDpEvent(rr, 10)) < truth / 2
+    assert delta0(ev.ComposedDpEvent([rr] * 10)) >= truth

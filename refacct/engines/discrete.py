@@ -20,14 +20,16 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import cached_property
-from math import comb, gcd, lcm
+from math import comb, factorial, gcd, lcm
 from typing import Dict, Iterable, List, Optional, Tuple
 
+import flint
 from mpmath import mp
 
 from .. import progress
 from ..distributions import Discrete
 from ..exact import count_vectors, to_mpf
+from .arb import arb_ends
 
 __all__ = ["PLD", "pld_of_pair", "compose", "mix", "ratio_exceeds_exp", "coprime_base",
            "exponents"]
@@ -172,24 +174,39 @@ def _from_table(table: Dict[object, List[Fraction]]) -> PLD:
 
 
 def _sorted_pld(atoms: Dict[object, List[int]], dp: int, dq: int) -> PLD:
-    """Sort atoms by decreasing ratio P/Q (common denominators cancel in comparisons):
-    a 40-digit key first, then every adjacent pair checked exactly by cross-multiplication
+    """Sort atoms by decreasing ratio P/Q (common denominators cancel in comparisons): by
+    an Arb enclosure [lower, upper] of ln P - ln Q (``_log_ratio``), then every adjacent
+    pair whose enclosures do not separate them is checked exactly by cross-multiplication
     (a full exact sort only if a check fails)."""
-    rows = [(p, q) for p, q in atoms.values() if p or q]
-
-    def key(row):
-        p, q = row
-        if not q:
-            return mp.inf
-        return mp.log(mp.mpf(p)) - mp.log(mp.mpf(q)) if p else -mp.inf
-
-    with mp.workdps(40):
-        rows.sort(key=key, reverse=True)
-    if any(a[0] * b[1] <= b[0] * a[1] for a, b in zip(rows, rows[1:])):
+    keyed = sorted(((_log_ratio(p, q), (p, q)) for p, q in atoms.values() if p or q),
+                   key=lambda kr: kr[0][0], reverse=True)
+    rows = [row for _, row in keyed]
+    close = [i for i in range(len(keyed) - 1) if not keyed[i][0][0] > keyed[i + 1][0][1]]
+    if any(rows[i][0] * rows[i + 1][1] <= rows[i + 1][0] * rows[i][1] for i in close):
         from functools import cmp_to_key
 
         rows.sort(key=cmp_to_key(lambda a, b: b[0] * a[1] - a[0] * b[1]))
     return PLD(rows, dp, dq)
+
+
+def _log_ratio(p: int, q: int):
+    """(lower, upper): exact mpf ends of an enclosure of ln p - ln q (Arb, 128 bits), or
+    (+inf, +inf) where q = 0 and (-inf, -inf) where p = 0."""
+    if not q:
+        return mp.inf, mp.inf
+    if not p:
+        return mp.ninf, mp.ninf
+    with flint.ctx.workprec(128):
+        return arb_ends(_ln(p) - _ln(q))
+
+
+def _ln(n: int) -> "flint.arb":
+    """An Arb ball holding ln n, for an int n > 0, from its top 130 bits m and the bits
+    s below them: n lies in [m 2^s, (m + 1) 2^s), so ln n - ln m - s ln 2 lies in
+    [0, 1/m] with 1/m <= 2^-129."""
+    shift = max(0, n.bit_length() - 130)
+    top = flint.arb(n >> shift).log() + shift * flint.arb.const_log2()
+    return top + (flint.arb(0, 2.0 ** -129) if shift else 0)
 
 
 def pld_of_pair(P: Discrete, Q: Discrete) -> PLD:
@@ -309,49 +326,63 @@ class _Factor:
         return result
 
     def _multinomial_power(self, k: int) -> "_Factor":
-        """sum over (n_1..n_m), sum n_i = k, of k!/prod n_i! prod (P_i, Q_i)^{n_i}."""
+        """sum over (n_1..n_m), sum n_i = k, of k!/prod n_i! prod (P_i, Q_i)^{n_i}.
+
+        Consecutive count vectors differ by a few units, so each term is the one before
+        times prod_i (n_i! / n'_i!) (P_i)^{n'_i - n_i}: a multiplication and an exact
+        division by small integers, linear in the terms' size, instead of products of
+        large powers.  A zero mass (p = 0 or q = 0) enters the chain as 1 and zeroes the
+        P- (Q-) term of every vector that uses its atom."""
         items = list(self.atoms.items())
         width = len(next((key for key, _ in items if isinstance(key, tuple)), ()))
-        ppow = [_powers(p, k) for _, (p, _) in items]
-        qpow = [_powers(q, k) for _, (_, q) in items]
-        rows: Dict[int, List[int]] = {}
+        masses = [[p or 1 for _, (p, _) in items], [q or 1 for _, (_, q) in items]]
+        unused = [[i for i, (_, (p, _)) in enumerate(items) if not p],
+                  [i for i, (_, (_, q)) in enumerate(items) if not q]]
         atoms: Dict[object, List[int]] = {}
+        last, terms = None, [0, 0]
         for counts in count_vectors(k, len(items)):
             progress.check()
-            coefficient, left, p, q = 1, k, 1, 1
+            terms = [_term(m, counts) if last is None else _next_term(t, m, last, counts)
+                     for t, m in zip(terms, masses)]
+            last = counts
             vector = [0] * width
-            for i, n in enumerate(counts):
-                if n:
-                    if n < left:  # C(left, left) = 1 for the last part
-                        if left not in rows:
-                            rows[left] = _binomial_row(left)
-                        coefficient *= rows[left][n]
-                    left -= n
-                    p *= ppow[i][n]
-                    q *= qpow[i][n]
-                    key = items[i][0]
-                    if isinstance(key, tuple):
-                        vector = [a + n * b for a, b in zip(vector, key)]
-            self._add(atoms, coefficient * p, coefficient * q, tuple(vector))
+            for n, (key, _) in zip(counts, items):
+                if n and isinstance(key, tuple):
+                    vector = [a + n * b for a, b in zip(vector, key)]
+            p, q = (0 if any(counts[i] for i in skip) else t for t, skip in zip(terms, unused))
+            self._add(atoms, p, q, tuple(vector))
         return _Factor(atoms, self.dp ** k, self.dq ** k)
 
 
-_MULTINOMIAL_LIMIT = 20000
+_MULTINOMIAL_LIMIT = 200_000
 
 
-def _binomial_row(n: int) -> List[int]:
-    """[C(n, 0), ..., C(n, n)] by the recurrence C(n, i+1) = C(n, i) (n - i) / (i + 1)."""
-    row = [1]
-    for i in range(n):
-        row.append(row[-1] * (n - i) // (i + 1))
-    return row
+def _term(masses: List[int], counts) -> int:
+    """k!/prod n_i! prod masses_i^{n_i}, k = sum n_i, computed directly."""
+    out = factorial(sum(counts))
+    for n, m in zip(counts, masses):
+        out = out // factorial(n) * m ** n
+    return out
 
 
-def _powers(x: int, k: int) -> List[int]:
-    """[x^0, x^1, ..., x^k]."""
-    out = [1]
-    for _ in range(k):
-        out.append(out[-1] * x)
+def _next_term(term: int, masses: List[int], last, counts) -> int:
+    """``_term(masses, counts)`` from ``term``, its value at the count vector ``last``."""
+    num = den = 1
+    for n0, n1, m in zip(last, counts, masses):
+        if n1 > n0:
+            num *= m ** (n1 - n0)
+            den *= _falling(n1, n1 - n0)
+        elif n0 > n1:
+            den *= m ** (n0 - n1)
+            num *= _falling(n0, n0 - n1)
+    return term * num // den
+
+
+def _falling(n: int, d: int) -> int:
+    """n! / (n - d)! = n (n - 1) ... (n - d + 1)."""
+    out = 1
+    for t in range(n - d + 1, n + 1):
+        out *= t
     return out
 
 
