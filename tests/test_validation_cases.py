@@ -303,3 +303,22 @@ def test_large_T_brackets_between_independent_bounds(name, q, sigma, T):
             else:
                 assert mpq(ref.low) <= bounds.eps_upper(mpq(at))
                 assert bounds.delta_lower(mpq(ref.high)) <= mpq(at)
+
+
+def test_randomized_response_ten_steps_by_brute_force():
+    """rr-replace-one-k10: the 2^10 outcomes of randomized response 51/100 enumerated with
+    exact masses (conftest); delta(0) exactly, delta(eps) = A - e^eps B, and the stored
+    eps(1e-3) interval straddles the root of the brute-force curve."""
+    from conftest import brute_AB, brute_H, brute_delta_mpf, product_table
+    from refacct import Discrete
+    rows = product_table([(Discrete({0: "51/100", 1: "49/100"}),
+                           Discrete({0: "49/100", 1: "51/100"}))] * 10)
+    ref = refs("rr-replace-one-k10")
+    exact = brute_H(rows, 1)
+    assert ref[("delta", "0")].exact == exact
+    assert ref[("delta", "0")].low <= exact <= ref[("delta", "0")].high
+    with mp.workdps(40):
+        for eps in ("1/100", "1/5"):
+            A, B = brute_AB(rows, eps)
+            assert_contains(ref[("delta", eps)], mpq(A) - mp.exp(mpq(eps)) * mpq(B))
+        assert_eps_root(ref[("epsilon", "1e-3")], lambda e: brute_delta_mpf(rows, e), "1e-3")

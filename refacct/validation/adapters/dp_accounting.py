@@ -10,6 +10,8 @@ Cases map to dp_accounting's own events (``dp_event``) and neighbouring relation
                                      [0, Delta, ..., K Delta], Binom(K, q)), k)  (003 Thm 3.1)
     laplace, none / poisson(q)       LaplaceDpEvent(scale / Delta) / PoissonSampledDpEvent
     gaussian, truncated-poisson      TruncatedSubsampledGaussianDpEvent(n, p, B, sigma / Delta)
+    rr(p), none, replace-one         SelfComposed(RandomizedResponseDpEvent(2 min(p, 1 - p),
+                                     num_buckets = 2), k)
 
     add-remove -> ADD_OR_REMOVE_ONE, zero-out -> REPLACE_SPECIAL, substitution /
     replace-one -> REPLACE_ONE; add or remove alone and sampling without replacement (other
@@ -74,7 +76,9 @@ def event_of(case: Case):
 def _base_event(case: Case, dpa):
     """The one-step event, or None."""
     family, scheme = case.family, case.scheme
-    if family == "rr" or scheme == "wor":
+    if family == "rr":
+        return _randomized_response(case, dpa) if scheme == "none" else None
+    if scheme == "wor":
         return None
     if family == "laplace":
         inner = dpa.LaplaceDpEvent(_noise(case, "scale"))
@@ -89,6 +93,17 @@ def _base_event(case: Case, dpa):
     return dpa.TruncatedSubsampledGaussianDpEvent(
         int(case.param("n")), float(case.param("p_sample")), int(case.param("max_batch")),
         _noise(case, "sigma"))
+
+
+def _randomized_response(case: Case, dpa):
+    """Binary randomized response reporting the true bit with probability p: dp_accounting's
+    event with num_buckets = 2 reports it with 1 - noise/2, so noise = 2 min(p, 1 - p); the
+    event is defined for REPLACE_ONE / REPLACE_SPECIAL only."""
+    if case.relation not in ("replace-one", "substitution"):
+        return None
+    p = case.param("p")
+    return dpa.RandomizedResponseDpEvent(noise_parameter=float(2 * min(p, 1 - p)),
+                                         num_buckets=2)
 
 
 def _poisson(case: Case, inner, dpa):
