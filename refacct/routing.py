@@ -6,7 +6,7 @@ validation catalogue both ask ``route_entry`` / ``route_pair``.
 The rule counts the one-step factors of the largest term (its *compositions*):
 
 * only discrete factors: the exact PLD up to ``EXACT_MAX_STEPS`` = 10^4 compositions
-  (randomized response at 10^4: under a minute), a proven bracket beyond;
+  (randomized response at 10^4: under a second), a proven bracket beyond;
 * a continuous factor: quadrature up to ``QUADRATURE_MAX_STEPS`` = 3 compositions (three
   steps of a Gaussian mixture already take minutes at 20 digits), a proven bracket beyond;
 * never more than ``MAX_STEPS`` = 10^5 compositions (the brackets' range).

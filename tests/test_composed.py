@@ -424,3 +424,35 @@ def test_subsampled_gaussian_three_steps_symmetry():
     with mp.workdps(60):
         other = 1 - mpq(a) + mpq(a) * rhs.value
         assert abs(lhs.value - other) <= lhs.abs_error + mpq(a) * rhs.abs_error
+
+
+def _scaled_gaussians_H(a):
+    """H_a(N(0, 2^2) || N(1, (1/2)^2)) in closed form: ln p - ln q - ln a is the quadratic
+    (15/8) y^2 - 4 y + 2 - ln 4 - ln a, positive outside its roots r1 < r2 (everywhere when
+    it has none), so H = P(outside) - a Q(outside)."""
+    A, B, C = mpq("15/8"), mpq(-4), 2 - mp.log(4) - mp.log(a)
+    disc = B * B - 4 * A * C
+    if disc <= 0:
+        return 1 - a
+    r1, r2 = (-B - mp.sqrt(disc)) / (2 * A), (-B + mp.sqrt(disc)) / (2 * A)
+    inside_p = mp.ncdf(r2, 0, 2) - mp.ncdf(r1, 0, 2)
+    inside_q = mp.ncdf(r2, 1, mpq("1/2")) - mp.ncdf(r1, 1, mpq("1/2"))
+    return (1 - inside_p) - a * (1 - inside_q)
+
+
+def test_two_steps_of_gaussians_of_different_scales_reach_twenty_digits():
+    """N(0, 2^2) vs N(1, (1/2)^2) composed twice (issue 13: mixed scales stalled at 5
+    verified digits, since their loss's extremum placed no breakpoint): 20 digits against
+    mpmath's tanh-sinh quadrature of p(y) H_{alpha q(y)/p(y)} over y, split where the inner
+    alpha' reaches the minimum exp(2 - ln 4 - 32/15) of the one-step ratio."""
+    r = delta(Pair(Gaussian(0, 2), Gaussian(1, "1/2")) ** 2, "1/2")
+    assert r.verified_digits >= 20
+    with mp.workdps(40):
+        alpha, peak = mp.exp(mpq("1/2")), mp.exp(2 - mp.log(4) - mpq(32) / 15)
+        p, q = (lambda y: mp.npdf(y, 0, 2)), (lambda y: mp.npdf(y, 1, mpq("1/2")))
+        # alpha q / p = peak: (15/8) y^2 - 4 y + 2 - ln 4 + ln(peak / alpha) = 0
+        A, B, C = mpq("15/8"), mpq(-4), 2 - mp.log(4) + mp.log(peak / alpha)
+        d = mp.sqrt(B * B - 4 * A * C)
+        cuts = [-mp.inf, (-B - d) / (2 * A), (-B + d) / (2 * A), mp.inf]
+        truth = mp.quad(lambda y: p(y) * _scaled_gaussians_H(alpha * q(y) / p(y)), cuts)
+        assert abs(r.value - truth) <= r.abs_error + mp.mpf(10) ** -30

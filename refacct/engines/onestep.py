@@ -273,12 +273,13 @@ class OneStep:
         * ``"branch"``: any other non-analytic point (limits inside the range of the loss,
           smooth extrema with their (c - ln beta)^(3/2) branch).
 
-        [] when there are none (a Gaussian shift: the loss is linear in y)."""
+        [] when there are none (a Gaussian shift: the loss is linear in y).  Mixed families
+        and scales: ``_general_critical``."""
         if self.family == "laplace":
             kinks = [mp.log(self.P.pdf(u) / self.Q.pdf(u)) for _, _, u, _, _ in self.table]
             return [(c, "kink") for c in sorted(set(self.atoms() + kinks))]
         if self.family == "general":
-            return [(c, "kink") for c in self.atoms()]
+            return self._general_critical()
         limits, extrema = self._gaussian_critical()
         lo, hi = self.loss_inf(), self.loss_sup()
         out = {c: "branch" for c in extrema}
@@ -290,6 +291,31 @@ class OneStep:
             else:
                 out[c] = "branch"
         return sorted(out.items())
+
+    def _general_critical(self):
+        """Mixed families and scales: the loss at the Laplace locations ("kink": corners of
+        the loss) and at the interior extrema of the loss ("branch"), found as sign changes
+        of the score L' = p'/p - q'/q between sample points around every component (its
+        location + {0, +-1/4, ..., +-64} widths, 8 samples between neighbours), refined by
+        bisection.  They only place the quadrature's breakpoints: a missed extremum slows
+        convergence, and the two evaluations' bound says so; computed once per evaluator."""
+        if not hasattr(self, "_general"):
+            comps = [c for _, c in self.pair[0].components + self.pair[1].components]
+            kinks = {to_mpf(c.loc) for c in comps if not hasattr(c, "sigma")}
+            centres = [(to_mpf(getattr(c, "mean", getattr(c, "loc", 0))), to_mpf(c.width))
+                       for c in comps]
+            cuts = sorted(kinks | {m + j * w for m, w in centres for j in _SAMPLE_OFFSETS})
+            samples = sorted(set(cuts) | {a + (b - a) * i / 9 for a, b in zip(cuts, cuts[1:])
+                                          for i in range(1, 9)})
+            extrema = [_bisect_score(self, a, b) for a, b in zip(samples, samples[1:])
+                       if a not in kinks and b not in kinks
+                       and _score(self, a) * _score(self, b) < 0]
+            loss = lambda y: mp.log(self.P.pdf(y) / self.Q.pdf(y))  # noqa: E731
+            out = {loss(y): "kink" for y in kinks}
+            out.update({loss(y): "branch" for y in extrema if loss(y) not in out})
+            out.update({c: "kink" for c in self.atoms()})
+            self._general = sorted(out.items())
+        return self._general
 
     def _gaussian_critical(self):
         """(finite limits of the loss at +-inf, values at its interior extrema) for a
@@ -352,6 +378,44 @@ class OneStep:
         if max(lp) > max(lq) or min(lp) < min(lq):
             return mp.inf
         return max(sum(self._gaussian_critical(), []))
+
+
+_SAMPLE_OFFSETS = [0] + [sign * mp.mpf(2) ** j for j in range(-2, 7) for sign in (1, -1)]
+
+
+def _score(step: "OneStep", y):
+    """L'(y) = p'(y)/p(y) - q'(y)/q(y) (0 where a density vanishes to working precision)."""
+    out = mp.zero
+    for sign, dist in ((1, step.pair[0]), (-1, step.pair[1])):
+        total = slope = mp.zero
+        for w, c in dist.components:
+            if hasattr(c, "sigma"):
+                m, s = to_mpf(c.mean), to_mpf(c.sigma)
+                k, d = mp.npdf(y, m, s), -(y - m) / s ** 2
+            else:
+                m, b = to_mpf(c.loc), to_mpf(c.scale)
+                k, d = mp.exp(-abs(y - m) / b) / (2 * b), -mp.sign(y - m) / b
+            total += to_mpf(w) * k
+            slope += to_mpf(w) * k * d
+        if not total:
+            return mp.zero
+        out += sign * slope / total
+    return out
+
+
+def _bisect_score(step: "OneStep", a, b):
+    """A root of the score in (a, b), where it changes sign, to the working precision."""
+    sa = _score(step, a)
+    for _ in range(mp.prec):
+        mid = (a + b) / 2
+        if mid in (a, b):
+            break
+        sm = _score(step, mid)
+        if (sm < 0) == (sa < 0):
+            a, sa = mid, sm
+        else:
+            b = mid
+    return (a + b) / 2
 
 
 def _cleaned(value, scale):
