@@ -404,12 +404,15 @@ def _vanishing_piece(terms, a, b) -> bool:
     return bool(lower and upper) and _vanishes(terms, lower[-1], upper[0])
 
 
-def bracketed_root(g, lo, hi, flo=None, fhi=None):
+def bracketed_root(g, lo, hi, flo=None, fhi=None, slope=None):
     """Root of g in [lo, hi] (g(lo), g(hi) of opposite signs): Illinois false position,
-    with bisection fallback, to working precision."""
+    with bisection fallback, to working precision; with ``slope`` (g's derivative) and g
+    monotone on [lo, hi], ``_newton_root``."""
     flo = g(lo) if flo is None else flo
     fhi = g(hi) if fhi is None else fhi
     tol = mp.eps * 4
+    if slope is not None:
+        return _newton_root(g, slope, lo, hi, flo, fhi, tol)
     side = 0
     for _ in range(20 * mp.prec):
         if abs(hi - lo) <= tol * max(1, abs(lo), abs(hi)):
@@ -431,3 +434,30 @@ def bracketed_root(g, lo, hi, flo=None, fhi=None):
                 flo /= 2
             side = 1
     return (lo + hi) / 2
+
+
+def _newton_root(g, slope, lo, hi, flo, fhi, tol):
+    """Newton's method kept inside the bracket [lo, hi] of a monotone g (a step leaving it
+    bisects instead, and every value shrinks the bracket), from the false-position point;
+    stops when a step is below ``tol`` relative, where the error is of the order of the
+    step squared."""
+    x = (lo * fhi - hi * flo) / (fhi - flo)
+    if not lo < x < hi:
+        x = (lo + hi) / 2
+    for _ in range(4 * mp.prec):
+        fx = g(x)
+        if fx == 0:
+            return x
+        if (fx > 0) == (flo > 0):
+            lo, flo = x, fx
+        else:
+            hi = x
+        d = slope(x)
+        step = fx / d if d else None
+        new = x - step if step is not None else (lo + hi) / 2
+        if not lo <= new <= hi:
+            new = (lo + hi) / 2
+        if abs(new - x) <= tol * max(1, abs(x)) or abs(hi - lo) <= tol * max(1, abs(lo), abs(hi)):
+            return new
+        x = new
+    return x

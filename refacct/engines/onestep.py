@@ -465,7 +465,8 @@ def exp_sum_roots(c: Sequence, lam: Sequence) -> List:
 
     g(y) = s(y) exp(-lam_0 y) has derivative sum_{i>=1} c_i (lam_i - lam_0) exp((lam_i - lam_0) y),
     an exponential sum with one term fewer; between its sign changes g is monotone, so each
-    such interval holds at most one root, bracketed and solved by bisection-secant."""
+    such interval holds at most one root, bracketed and solved by Newton's method kept
+    inside the bracket."""
     m = len(c)
     if m < 2:
         return []
@@ -479,6 +480,9 @@ def exp_sum_roots(c: Sequence, lam: Sequence) -> List:
     def g(y):
         return c[0] + mp.fsum(ci * mp.exp(d * y) for ci, d in zip(c[1:], shifts))
 
+    def slope(y):
+        return mp.fsum(ci * d * mp.exp(d * y) for ci, d in zip(c[1:], shifts))
+
     edges = [-mp.inf] + critical + [mp.inf]
     limits = {-mp.inf: 1 if c[0] > 0 else -1, mp.inf: 1 if c[-1] > 0 else -1}
     step = 1 / (lam[-1] - lam[0])
@@ -490,7 +494,7 @@ def exp_sum_roots(c: Sequence, lam: Sequence) -> List:
             continue
         lo = a if a != -mp.inf else _outward(g, b, -step, sa)
         hi = b if b != mp.inf else _outward(g, a, step, sb)
-        roots.append(bracketed_root(g, lo, hi))
+        roots.append(bracketed_root(g, lo, hi, slope=slope))
     return roots
 
 
