@@ -37,7 +37,8 @@ from .distributions import Continuous
 from .exact import to_mpf
 from .pairs import Pair, PublicMixture
 
-__all__ = ["check_delta", "check_range", "check_symmetry", "coarse_lower_bound", "enclosure"]
+__all__ = ["check_delta", "check_range", "check_symmetry", "coarse_lower_bound", "cut_points",
+           "enclosure"]
 
 _OFFSETS = [Fraction(0)] + [sign * Fraction(2) ** j for j in range(-2, 7) for sign in (1, -1)]
 
@@ -120,7 +121,7 @@ def coarse_lower_bound(P: Continuous, Q: Continuous, alpha):
     more than the caller's precision, so that the rounding of a few hundred cells stays
     far below that slack too (a right value is never refused for the bound's rounding)."""
     with mp.workprec(mp.prec + 20):
-        bounds = [-mp.inf] + _cuts(P, Q) + [mp.inf]
+        bounds = [-mp.inf] + cut_points(P, Q) + [mp.inf]
         F = [[_cdf(P, y), _cdf(Q, y)] for y in bounds]
         total = mp.fsum(max(mp.zero, (F[i + 1][0] - F[i][0]) - alpha * (F[i + 1][1] - F[i][1]))
                         for i in range(len(bounds) - 1) if bounds[i] < bounds[i + 1])
@@ -154,7 +155,9 @@ def _gauss_tail(z):
     return mp.erfc(z / mp.sqrt(2)) / 2
 
 
-def _cuts(P: Continuous, Q: Continuous) -> List:
+def cut_points(P: Continuous, Q: Continuous) -> List:
+    """Every component's location + {0, +-1/4, +-1/2, ..., +-64} widths, sorted (mpf at the
+    working precision)."""
     points = set()
     for _, c in P.components + Q.components:
         centre = getattr(c, "mean", getattr(c, "loc", None))

@@ -14,7 +14,7 @@ from fractions import Fraction
 import pytest
 from mpmath import mp
 
-from conftest import balle_wang, gaussian_H, run_cli
+from conftest import balle_wang, gaussian_H, mpq, run_cli, upper_tail
 from refacct import Discrete, Gaussian, Pair, delta, epsilon, hockey_stick, progress
 from refacct.brackets import delta_bracket
 from refacct.errors import TimeLimitError
@@ -77,9 +77,17 @@ def test_a_proven_bracket_stops_at_its_last_pass():
 
 
 def test_catalogue_entries_take_the_limit():
+    """The maximum over add and remove at k = 3 is at least the one-step remove pair's
+    delta (data processing), which is closed form: p / q = 9/10 + e^{y - 1/2} / 10 grows
+    with y, so p > e q beyond t = 1/2 + ln(10 (e - 9/10)), and delta = P(Y > t) - e Q(Y > t)
+    with Gaussian tails."""
     mech = poisson_subsampled(gaussian(1), "1/10", "add-remove", 3)
     r = mechanism_delta(mech, 1, time_limit=10)   # each term's bracket takes 0.4 s
-    assert r.time_limited and 0 < r.value - r.abs_error < r.value + r.abs_error <= 1
+    assert r.time_limited and 0 < r.value - r.abs_error
+    with mp.workdps(40):
+        t = mpq("1/2") + mp.log(10 * (mp.e - mpq("9/10")))
+        one_step = mpq("9/10") * upper_tail(t) + upper_tail(t - 1) / 10 - mp.e * upper_tail(t)
+        assert one_step <= r.value + r.abs_error and r.value - r.abs_error <= 1
 
 
 def test_queries_share_the_time():

@@ -33,6 +33,7 @@ from mpmath import mp
 from ..distributions import Continuous, Gaussian, Laplace, numeric
 from ..exact import to_mpf
 from ..errors import InputError
+from ..guards import cut_points
 from .crossings import bracketed_root, general_positive_intervals
 
 __all__ = ["OneStep", "onestep", "supports", "by_family", "resolution_bits",
@@ -295,16 +296,14 @@ class OneStep:
     def _general_critical(self):
         """Mixed families and scales: the loss at the Laplace locations ("kink": corners of
         the loss) and at the interior extrema of the loss ("branch"), found as sign changes
-        of the score L' = p'/p - q'/q between sample points around every component (its
-        location + {0, +-1/4, ..., +-64} widths, 8 samples between neighbours), refined by
+        of the score L' = p'/p - q'/q between sample points around every component
+        (``guards.cut_points``, 8 samples between neighbours), refined by
         bisection.  They only place the quadrature's breakpoints: a missed extremum slows
         convergence, and the two evaluations' bound says so; computed once per evaluator."""
         if not hasattr(self, "_general"):
             comps = [c for _, c in self.pair[0].components + self.pair[1].components]
             kinks = {to_mpf(c.loc) for c in comps if not hasattr(c, "sigma")}
-            centres = [(to_mpf(getattr(c, "mean", getattr(c, "loc", 0))), to_mpf(c.width))
-                       for c in comps]
-            cuts = sorted(kinks | {m + j * w for m, w in centres for j in _SAMPLE_OFFSETS})
+            cuts = sorted(kinks | set(cut_points(*self.pair)))
             samples = sorted(set(cuts) | {a + (b - a) * i / 9 for a, b in zip(cuts, cuts[1:])
                                           for i in range(1, 9)})
             extrema = [_bisect_score(self, a, b) for a, b in zip(samples, samples[1:])
@@ -378,9 +377,6 @@ class OneStep:
         if max(lp) > max(lq) or min(lp) < min(lq):
             return mp.inf
         return max(sum(self._gaussian_critical(), []))
-
-
-_SAMPLE_OFFSETS = [0] + [sign * mp.mpf(2) ** j for j in range(-2, 7) for sign in (1, -1)]
 
 
 def _score(step: "OneStep", y):
