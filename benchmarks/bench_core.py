@@ -4,6 +4,8 @@
     python3 benchmarks/bench_core.py --steps 4 --timeout 1800   # k = 4 only, capped
     python3 benchmarks/bench_core.py --quick    # k = 1 continuous, k <= 100 discrete
     python3 benchmarks/bench_core.py --timeout 600   # give up on a case after 600 s
+    python3 benchmarks/bench_core.py --steps --discrete 10000 100000 --timeout 300
+                                                # randomized response rows only
 
 Continuous cases: delta(eps = 1) with digits = 20 for the k-fold composition of
   * the Gaussian pair               N(1, 1) || N(0, 1);
@@ -16,7 +18,7 @@ Laplace loss is at most ln(9/10 + e^2/10) ~ 0.49 per step, so its delta(1) is ex
 k <= 2, which refacct returns as an exact 0.
 Discrete case: randomized response {0: 51/100, 1: 49/100} || {0: 49/100, 1: 51/100}
 (eps_0 = ln(51/49) ~ 0.04, so delta(1) moves from 0 to ~0.93 over the range) for
-k = 10, 100, 1000, 10^4 (exact PLD; the value is A - e B evaluated to 20 digits).
+k = 10, 100, 1000, 10^4, 10^5 (exact PLD; the value is A - e B evaluated to 20 digits).
 
 The peer columns time dp_accounting's PLD accountant (its default, pessimistic) on the
 same query where it has the same pair: GaussianDpEvent(1) and LaplaceDpEvent(1/2) composed
@@ -123,8 +125,12 @@ def run_limited(job, timeout):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, nargs="+", default=[1, 2, 3], metavar="K",
-                        help="k for the continuous cases (default: 1 2 3; 4 is very slow)")
+    parser.add_argument("--steps", type=int, nargs="*", default=[1, 2, 3], metavar="K",
+                        help="k for the continuous cases (default: 1 2 3; 4 is very slow; "
+                             "none: no continuous rows)")
+    parser.add_argument("--discrete", type=int, nargs="*",
+                        default=[10, 100, 1000, 10_000, 100_000], metavar="K",
+                        help="k for randomized response (default: 10 100 1000 10000 100000)")
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: k = 1 continuous, k <= 100 discrete")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
@@ -135,7 +141,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     ks = [1] if args.quick else args.steps
-    kd = [10, 100] if args.quick else [10, 100, 1000, 10_000]
+    kd = [10, 100] if args.quick else args.discrete
     jobs = [(name, pair, k) for name, pair in continuous_cases() for k in ks]
     name, pair = discrete_case()
     jobs += [(name, pair, k) for k in kd]

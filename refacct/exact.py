@@ -20,7 +20,7 @@ from .errors import InputError, InputTypeError
 
 Exact = Union[int, Fraction, str, decimal.Decimal, float]
 
-__all__ = ["Exact", "rational", "positive", "probability", "to_mpf", "sum_exactly", "count_vectors",
+__all__ = ["Exact", "rational", "positive", "probability", "to_mpf", "quotient_mpf", "sum_exactly", "count_vectors",
            "eps_parameter", "MAX_ABS_EPS"]
 
 MAX_ABS_EPS = 10 ** 6
@@ -94,7 +94,24 @@ def probability(value: object, name: str) -> Fraction:
 
 def to_mpf(value: Fraction) -> mpmath.mpf:
     """``value`` as an mpf correctly rounded at the current working precision."""
-    return mp.mpf(value.numerator) / value.denominator
+    return quotient_mpf(value.numerator, value.denominator)
+
+
+def quotient_mpf(num: int, den: int) -> mpmath.mpf:
+    """num / den (ints, den > 0) correctly rounded at the current working precision.
+
+    Operands wider than the precision are not handed to mpmath, which would round num
+    first (a second rounding) and whose conversion of an int costs seconds at 10^6 bits:
+    the quotient's top prec + 3 bits q come from one integer division, and a sticky bit
+    (remainder != 0) below them makes the rounding of 2q + sticky that of the exact
+    quotient (round to nearest needs the first dropped bit and whether any bit below it
+    is set)."""
+    if max(abs(num).bit_length(), den.bit_length()) <= mp.prec:
+        return mp.mpf(num) / den
+    shift = mp.prec + 3 - (abs(num).bit_length() - den.bit_length())
+    q, r = divmod(abs(num) << shift, den) if shift >= 0 else divmod(abs(num), den << -shift)
+    value = mp.mpf(((q << 1) | (r != 0), -shift - 1))
+    return -value if num < 0 else value
 
 
 def sum_exactly(values) -> Fraction:

@@ -187,7 +187,7 @@ def _delta_at(pm: PublicMixture, alpha: Optional[Fraction], eps: Optional[Fracti
 def _delta_discrete(pm, alpha, eps, alpha_exact, digits) -> DeltaResult:
     pld = _pld(pm)
     A, B = pld.exact_form(alpha=alpha_exact) if alpha_exact is not None else pld.exact_form(eps=eps)
-    method = f"exact: discrete PLD with {len(pld.atoms)} atoms"
+    method = f"exact: discrete PLD with {pld.size} atoms"
     if alpha_exact is not None:
         exact = A - alpha_exact * B
         if not max(0, 1 - alpha_exact) <= exact <= 1:
@@ -343,7 +343,7 @@ def _epsilon_one(pm: PublicMixture, target: Fraction, digits: int) -> EpsilonRes
 def _epsilon_discrete(pm, target: Fraction, digits: int) -> EpsilonResult:
     pld = _pld(pm)
     kind, data = pld.epsilon_form(target)
-    method = f"exact: discrete PLD with {len(pld.atoms)} atoms"
+    method = f"exact: discrete PLD with {pld.size} atoms"
     if kind == "zero":
         return EpsilonResult(mp.zero, mp.zero, method, digits, target)
     if kind == "inf":

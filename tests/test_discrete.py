@@ -326,6 +326,76 @@ def test_randomized_response_k1000_binomial_sum():
     assert e.verified_digits is None or e.verified_digits >= 20
 
 
+# --- randomized response, T = 2 10^4 and 10^5 (BinomialPLD) ---------------------------------
+
+RR51 = Pair(Discrete({0: "51/100", 1: "49/100"}), Discrete({0: "49/100", 1: "51/100"}))
+
+
+@pytest.mark.slow
+def test_randomized_response_T20000_direct_binomial_terms():
+    """RR 51/100 vs 49/100, T = 2 10^4.  delta(1) = sum over outcomes with j ones whose
+    ratio (51/49)^{T-2j} exceeds e: (T - 2j) ln(51/49) > 1 iff T - 2j >= 25 (ln(51/49) =
+    0.04001, 24 * 0.04001 < 1 < 25 * 0.04001).  A and B are summed here term by term, each
+    term C(T, j) 51^{T-j} 49^j computed directly (FLINT powers and binomials, no
+    recurrence), against the engine's walk."""
+    import flint
+    T = 20000
+    top = (T - 25) // 2                       # j = 0..top have T - 2j >= 25
+    a = sum(flint.fmpz.bin_uiui(T, j) * flint.fmpz(51) ** (T - j) * flint.fmpz(49) ** j
+            for j in range(top + 1))
+    b = sum(flint.fmpz.bin_uiui(T, j) * flint.fmpz(49) ** (T - j) * flint.fmpz(51) ** j
+            for j in range(top + 1))
+    r = delta(RR51 ** T, 1)
+    assert r.exact_form == (Fraction(int(a), 100 ** T), Fraction(int(b), 100 ** T))
+
+
+@pytest.mark.slow
+def test_randomized_response_T100000_symmetry_identity():
+    """RR 51/100 is symmetric under relabelling 0 <-> 1, so (Q, P) is (P, Q) relabelled
+    and H_alpha(P||Q) = 1 - alpha + alpha H_{1/alpha}(P||Q) (001 Sec. 2), exactly, at
+    T = 10^5: the two sides come from walks at opposite ends of the 10^5 + 1 atoms."""
+    pair = RR51 ** 100000
+    alpha = Fraction(3, 2)
+    left = hockey_stick(pair, alpha=alpha).exact
+    right = 1 - alpha + alpha * hockey_stick(pair, alpha=1 / alpha).exact
+    assert left == right
+    assert 0 < left < 1
+
+
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(2, 30))
+@settings(max_examples=40, deadline=None)
+def test_binomial_pld_agrees_with_multinomial_expansion(i, j, k):
+    """The walked two-atom PLD (``BinomialPLD``) against the stored multinomial expansion
+    (``_Factor.power``, itself checked against enumeration above): atoms, cumulative
+    masses at every j (visited in an order that moves the walk's anchor both ways),
+    delta at rational alpha and at e^eps, and eps(delta) at every knot value (the "log"
+    answers) and between knots."""
+    P, Q = Discrete({0: Fraction(i, 41), 1: 1 - Fraction(i, 41)}), \
+        Discrete({0: Fraction(j, 41), 1: 1 - Fraction(j, 41)})
+    one = engine.pld_of_pair(P, Q)
+    walked = engine.compose([(one, k)])
+    if i == j:
+        assert not isinstance(walked, engine.BinomialPLD)
+        return
+    assert isinstance(walked, engine.BinomialPLD)
+    ratios = [one.ratio(0), one.ratio(1)]
+    primes = engine.coprime_base([x for r in ratios for x in (r.numerator, r.denominator)])
+    factor = engine._Factor.of(one, primes).power(k)
+    stored = engine._sorted_pld(factor.atoms, factor.dp, factor.dq)
+    assert walked.size == stored.size == k + 1
+    assert [walked.atom(t) for t in range(k + 1)] == list(stored.atoms)
+    order = [t for pair in zip(range(k + 1), range(k + 1, -1, -1)) for t in pair]
+    assert [walked.form(t) for t in order] == [stored.form(t) for t in order]
+    for alpha in [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(5, 2), walked.ratio(k // 2)]:
+        assert walked.exact_form(alpha=alpha) == stored.exact_form(alpha=alpha)
+    for eps in [Fraction(0), Fraction(1, 10), Fraction(2)]:
+        assert walked.exact_form(eps=eps) == stored.exact_form(eps=eps)
+    knots = [stored.form(t)[0] - stored.ratio(t) * stored.form(t)[1] for t in range(k + 1)]
+    for target in knots + [x + Fraction(1, 10 ** 9) for x in knots] + [Fraction(1, 10 ** 30)]:
+        if 0 <= target <= 1:
+            assert walked.epsilon_form(target) == stored.epsilon_form(target)
+
+
 # --- low-level engine ------------------------------------------------------------------
 
 def _grouped(rows):
@@ -341,7 +411,8 @@ def _grouped(rows):
 
 def _pld_table(pld):
     out = {}
-    for j, (p, q) in enumerate(pld.atoms):
+    for j in range(pld.size):
+        p, q = pld.atom(j)
         key = "zero" if p == 0 else "inf" if q == 0 else pld.ratio(j)
         assert key not in out, "atoms with equal ratios must be merged"
         out[key] = [Fraction(p, pld.dp), Fraction(q, pld.dq)]
@@ -358,7 +429,7 @@ def test_pld_of_pair_groups_by_ratio():
                                Fraction(1, 2): [Fraction(1, 4), Fraction(1, 2)],
                                "inf": [Fraction(1, 4), Fraction(0)],
                                "zero": [Fraction(0), Fraction(1, 4)]}
-    ratios = [pld.ratio_mpf(j) for j in range(len(pld.atoms))]
+    ratios = [pld.ratio_mpf(j) for j in range(pld.size)]
     assert all(a > b for a, b in zip(ratios, ratios[1:]))
     assert pld.mass_at_infinity() == Fraction(1, 4)
 

@@ -4,8 +4,9 @@ The privacy-loss distribution (PLD, 001 Definition 5) of a discrete pair is kept
 one per distinct likelihood ratio r = p(x)/q(x) (r = inf where q = 0, r = 0 where p = 0),
 each carrying its exact P-mass and Q-mass as integers over two common denominators.
 Composition multiplies ratios and masses; k-fold self-composition uses the multinomial
-expansion over count vectors (binary randomized response: k + 1 atoms) or, when there are
-too many count vectors, repeated squaring.  Ratios are keyed by their exponent vectors over
+expansion over count vectors or, when there are too many count vectors, repeated squaring;
+a two-atom pair (binary randomized response) is composed in closed form, its k + 1 atoms
+walked on demand and never stored (``BinomialPLD``).  Ratios are keyed by their exponent vectors over
 a coprime base of the one-step ratios' numerators and denominators, so equal ratios merge
 without any gcd during composition.
 
@@ -28,74 +29,67 @@ from mpmath import mp
 
 from .. import progress
 from ..distributions import Discrete
-from ..exact import count_vectors, to_mpf
+from ..exact import count_vectors, quotient_mpf, to_mpf
 from .arb import arb_ends
 
-__all__ = ["PLD", "pld_of_pair", "compose", "mix", "ratio_exceeds_exp", "coprime_base",
+__all__ = ["PLD", "BinomialPLD", "pld_of_pair", "compose", "mix", "ratio_exceeds_exp", "coprime_base",
            "exponents"]
 
 ZERO, INFINITE = "zero", "inf"  # keys of the atoms with p = 0 and with q = 0
 
 
-class PLD:
-    """Atoms (P_j, Q_j): integer numerators over the denominators (dp, dq), sorted by
-    strictly decreasing ratio r_j = (P_j / dp) / (Q_j / dq)."""
+class _Queries:
+    """Exact queries on a PLD's atoms (P_j, Q_j), integer numerators over the denominators
+    (dp, dq), sorted by strictly decreasing ratio r_j = (P_j / dp) / (Q_j / dq).  A
+    subclass gives ``size``, ``atom(j)`` and ``numerators(j)``, the numerators of the
+    cumulative masses A_j, B_j of the j atoms with the largest ratios (j = 0..size)."""
 
-    __slots__ = ("atoms", "dp", "dq", "__dict__")
+    size: int
+    dp: int
+    dq: int
 
-    def __init__(self, atoms: List[Tuple[int, int]], dp: int, dq: int) -> None:
-        self.atoms, self.dp, self.dq = tuple(atoms), dp, dq
+    def atom(self, j: int) -> Tuple[int, int]:
+        raise NotImplementedError
 
-    # --- exact queries -----------------------------------------------------------
+    def numerators(self, j: int) -> Tuple[int, int]:
+        raise NotImplementedError
+
     def ratio(self, j: int):
         """Exact ratio of atom j: a Fraction, or ``mp.inf`` where q = 0."""
-        p, q = self.atoms[j]
+        p, q = self.atom(j)
         return mp.inf if not q else Fraction(p * self.dq, q * self.dp)
 
     def ratio_mpf(self, j: int):
-        p, q = self.atoms[j]
-        return mp.inf if not q else mp.mpf(p * self.dq) / (q * self.dp)
+        p, q = self.atom(j)
+        return mp.inf if not q else quotient_mpf(p * self.dq, q * self.dp)
 
-    def _above(self, j: int, alpha: Fraction) -> bool:
-        p, q = self.atoms[j]
-        return p * self.dq * alpha.denominator > alpha.numerator * q * self.dp
+    def _first(self, lo: int, hi: int, test) -> int:
+        """Smallest j in [lo, hi) with ``test(j)`` (hi if none), for a test that is false
+        then true along j."""
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if test(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
 
     def count_above(self, alpha: Fraction) -> int:
         """Number of atoms with ratio > alpha (rational alpha >= 0), exactly."""
-        lo, hi = 0, len(self.atoms)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self._above(mid, alpha):
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
+        def at_most(j):
+            p, q = self.atom(j)
+            return p * self.dq * alpha.denominator <= alpha.numerator * q * self.dp
+        return self._first(0, self.size, at_most)
 
     def count_above_exp(self, eps: Fraction) -> int:
         """Number of atoms with ratio > e^eps (rational eps), decided exactly."""
-        lo, hi = 0, len(self.atoms)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if ratio_exceeds_exp(self.atoms[mid], self.dp, self.dq, eps):
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
-
-    @cached_property
-    def cumulative(self) -> Tuple[List[int], List[int]]:
-        """Integer numerators of A_j, B_j: P- and Q-mass of the j atoms with the largest
-        ratios (j = 0..n)."""
-        a, b = [0], [0]
-        for p, q in self.atoms:
-            a.append(a[-1] + p)
-            b.append(b[-1] + q)
-        return a, b
+        return self._first(0, self.size, lambda j: not ratio_exceeds_exp(
+            self.atom(j), self.dp, self.dq, eps))
 
     def form(self, j: int) -> Tuple[Fraction, Fraction]:
         """(A_j, B_j) as exact rationals."""
-        a, b = self.cumulative
-        return Fraction(a[j], self.dp), Fraction(b[j], self.dq)
+        a, b = self.numerators(j)
+        return Fraction(a, self.dp), Fraction(b, self.dq)
 
     def exact_form(self, alpha: Optional[Fraction] = None, eps: Optional[Fraction] = None):
         """(A, B) with H_alpha = A - alpha B, for rational alpha or alpha = e^eps."""
@@ -106,7 +100,8 @@ class PLD:
         return self.form(self.count_above_infinite())[0]
 
     def count_above_infinite(self) -> int:
-        return sum(1 for _, q in self.atoms if not q)
+        """Number of atoms with q = 0 (they come first: their ratio is inf)."""
+        return self._first(0, self.size, lambda j: self.atom(j)[1] != 0)
 
     def epsilon_form(self, delta: Fraction):
         """Smallest eps >= 0 with delta(eps) <= delta, in closed form.
@@ -125,21 +120,143 @@ class PLD:
             return "inf", None
         # knots j = s .. j0-1 (ratios > 1, eps decreasing with j); find the first j whose
         # knot value exceeds delta.
-        lo, hi = s, j0
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self._knot_value(mid) > delta:
-                hi = mid
-            else:
-                lo = mid + 1
-        if lo > s and self._knot_value(lo - 1) == delta:
+        lo = self._first_knot_above(delta, s, j0)
+        if lo > s and self._knot_sign(lo - 1, delta) == 0:
             return "log", self.ratio(lo - 1)
         return "closed", self.form(lo)
 
-    def _knot_value(self, j: int) -> Fraction:
-        """delta(ln r_j) = A_j - r_j B_j."""
-        a, b = self.form(j)
-        return a - self.ratio(j) * b
+    def _first_knot_above(self, delta: Fraction, lo: int, hi: int) -> int:
+        return self._first(lo, hi, lambda j: self._knot_sign(j, delta) > 0)
+
+    def _knot_sign(self, j: int, delta: Fraction) -> int:
+        """Sign of delta(ln r_j) - delta, where delta(ln r_j) = A_j - r_j B_j
+        = (a Q_j - P_j b) / (Q_j dp) in the numerators a, b of A_j, B_j: integers only."""
+        a, b = self.numerators(j)
+        p, q = self.atom(j)
+        diff = (a * q - p * b) * delta.denominator - delta.numerator * q * self.dp
+        return (diff > 0) - (diff < 0)
+
+
+class PLD(_Queries):
+    """A PLD with its atoms (P_j, Q_j) stored, sorted by strictly decreasing ratio."""
+
+    def __init__(self, atoms: List[Tuple[int, int]], dp: int, dq: int) -> None:
+        self.atoms, self.dp, self.dq = tuple(atoms), dp, dq
+
+    @property
+    def size(self) -> int:
+        return len(self.atoms)
+
+    def atom(self, j: int) -> Tuple[int, int]:
+        return self.atoms[j]
+
+    def numerators(self, j: int) -> Tuple[int, int]:
+        a, b = self.cumulative
+        return a[j], b[j]
+
+    @cached_property
+    def cumulative(self) -> Tuple[List[int], List[int]]:
+        """Integer numerators of A_j, B_j (j = 0..n)."""
+        a, b = [0], [0]
+        for p, q in self.atoms:
+            a.append(a[-1] + p)
+            b.append(b[-1] + q)
+        return a, b
+
+
+class BinomialPLD(_Queries):
+    """PLD of the T-fold self-composition of a PLD with two atoms (p_1, q_1), (p_2, q_2),
+    both ratios finite and positive, r_1 > r_2 (binary randomized response).
+
+    Atom j (j = 0..T) collects the outcomes with j draws of atom 2: over (dp^T, dq^T),
+
+        P_j = C(T, j) p_1^{T-j} p_2^j,   Q_j = C(T, j) q_1^{T-j} q_2^j,
+
+    with ratio r_1^{T-j} r_2^j, decreasing in j.  Nothing is stored: the cumulative
+    numerators come from walking P_{j+1} = P_j (T - j) p_2 / ((j + 1) p_1) (an exact
+    division by a small integer) from the nearest of j = 0, j = T + 1 and the last j asked,
+    so a query costs at most T/2 steps of linear cost and memory for a few masses, where
+    storing the atoms would cost T^2 bits.  Arithmetic in FLINT integers (python-flint).
+    """
+
+    def __init__(self, first: Tuple[int, int], second: Tuple[int, int], dp: int, dq: int,
+                 steps: int) -> None:
+        if first[0] + second[0] != dp or first[1] + second[1] != dq:
+            raise ValueError("BinomialPLD needs the two atoms of a pair: masses summing to 1")
+        self.one = tuple(tuple(flint.fmpz(m) for m in atom) for atom in (first, second))
+        self.steps = steps
+        self.dp, self.dq = dp ** steps, dq ** steps
+        self.size = steps + 1
+        self._anchor = (0, flint.fmpz(0), flint.fmpz(0))
+
+    def atom(self, j: int) -> Tuple[int, int]:
+        (p1, q1), (p2, q2) = self.one
+        c = flint.fmpz.bin_uiui(self.steps, j)
+        t = self.steps - j
+        return int(c * p1 ** t * p2 ** j), int(c * q1 ** t * q2 ** j)
+
+    def numerators(self, j: int) -> Tuple[int, int]:
+        anchors = [(0, flint.fmpz(0), flint.fmpz(0)), self._anchor,
+                   (self.size, flint.fmpz(self.dp), flint.fmpz(self.dq))]
+        start, a, b = min(anchors, key=lambda anchor: abs(anchor[0] - j))
+        a, b = self._walk(start, j, a, b)
+        self._anchor = (j, a, b)
+        return int(a), int(b)
+
+    def _walk(self, start: int, j: int, a, b):
+        """Cumulative numerators at j from those at ``start``."""
+        (p1, q1), (p2, q2) = self.one
+        T = self.steps
+        if start < j:
+            p, q = (flint.fmpz(m) for m in self.atom(start))
+            for i in range(start, j):
+                if i % 512 == 0:
+                    progress.check()
+                a, b = a + p, b + q
+                p, q = p * ((T - i) * p2) // ((i + 1) * p1), q * ((T - i) * q2) // ((i + 1) * q1)
+        elif start > j:
+            p, q = (flint.fmpz(m) for m in self.atom(start - 1))
+            for m in range(start - 1, j - 1, -1):
+                if m % 512 == 0:
+                    progress.check()
+                a, b = a - p, b - q
+                if m:
+                    p, q = p * (m * p1) // ((T - m + 1) * p2), q * (m * q1) // ((T - m + 1) * q2)
+        return a, b
+
+    def count_above_infinite(self) -> int:
+        return 0
+
+    def _first_knot_above(self, delta: Fraction, lo: int, hi: int) -> int:
+        """Located by a walk of the knot values at 30 digits, then settled exactly by
+        ``_knot_sign`` at the located index and its neighbours (an index off by n costs n
+        exact steps, never a wrong answer)."""
+        j = min(max(self._locate(delta, hi), lo), hi)
+        while j < hi and self._knot_sign(j, delta) <= 0:
+            j += 1
+        while j > lo and self._knot_sign(j - 1, delta) > 0:
+            j -= 1
+        return j
+
+    def _locate(self, delta: Fraction, hi: int) -> int:
+        """First j < hi whose knot value A_j - r_j B_j, computed at 30 digits, exceeds
+        delta (hi if none): a guess for ``_first_knot_above``."""
+        (p1, q1), (p2, q2) = self.one
+        T = self.steps
+        with mp.workdps(30):
+            d = to_mpf(delta)
+            u, v = mp.mpf(int(p1)) / int(p1 + p2), mp.mpf(int(q1)) / int(q1 + q2)
+            p, q = u ** T, v ** T
+            up, uq = mp.mpf(int(p2)) / int(p1), mp.mpf(int(q2)) / int(q1)
+            a = b = mp.zero
+            for j in range(hi):
+                if j % 512 == 0:
+                    progress.check()
+                if a - p / q * b > d:
+                    return j
+                a, b = a + p, b + q
+                p, q = p * (T - j) / (j + 1) * up, q * (T - j) / (j + 1) * uq
+        return hi
 
 
 def ratio_exceeds_exp(atom: Tuple[int, int], dp: int, dq: int, eps: Fraction) -> bool:
@@ -157,7 +274,7 @@ def ratio_exceeds_exp(atom: Tuple[int, int], dp: int, dq: int, eps: Fraction) ->
     dps = 30
     while True:
         with mp.workdps(dps):
-            diff = mp.log(mp.mpf(num) / den) - to_mpf(eps)
+            diff = mp.log(quotient_mpf(num, den)) - to_mpf(eps)
             if abs(diff) > mp.mpf(10) ** (5 - dps) * (1 + abs(to_mpf(eps))):
                 return diff > 0
         dps *= 2
@@ -225,7 +342,8 @@ def mix(weighted: Iterable[Tuple[Fraction, PLD]]) -> PLD:
     """PLD of the public mixture sum_r w_r PLD_r (the output reveals r)."""
     table: Dict[object, List[Fraction]] = {}
     for w, pld in weighted:
-        for j, (p, q) in enumerate(pld.atoms):
+        for j in range(pld.size):
+            p, q = pld.atom(j)
             r = ZERO if not p else INFINITE if not q else pld.ratio(j)
             slot = table.setdefault(r, [Fraction(0), Fraction(0)])
             slot[0] += w * Fraction(p, pld.dp)
@@ -272,8 +390,6 @@ def exponents(n: int, base: Tuple[int, ...]) -> Tuple[int, ...]:
 class _Factor:
     """A PLD during composition: {key: [P, Q]} with integer numerators over (dp, dq) and
     key = exponent vector of the ratio over ``primes`` (or ZERO / INFINITE)."""
-
-    __slots__ = ("atoms", "dp", "dq")
 
     def __init__(self, atoms: Dict[object, List[int]], dp: int, dq: int) -> None:
         self.atoms, self.dp, self.dq = atoms, dp, dq
@@ -389,6 +505,10 @@ def _falling(n: int, d: int) -> int:
 def compose(factors: Iterable[Tuple[PLD, int]]) -> PLD:
     """PLD of prod_i (P_i, Q_i)^{n_i} from the one-step PLDs and multiplicities n_i."""
     factors = list(factors)
+    if len(factors) == 1 and factors[0][1] > 1:
+        pld, n = factors[0]
+        if pld.size == 2 and all(p and q for p, q in pld.atoms):
+            return BinomialPLD(pld.atoms[0], pld.atoms[1], pld.dp, pld.dq, n)
     ratios = [pld.ratio(j) for pld, _ in factors for j, (p, q) in enumerate(pld.atoms) if p and q]
     primes = coprime_base([r.numerator for r in ratios] + [r.denominator for r in ratios])
     result = None
