@@ -53,7 +53,12 @@ def to_arb(x: object) -> "arb":
     as is).  Radius 0 whenever x is a dyadic rational (ints and mpf always)."""
     if isinstance(x, (arb, acb)):
         return x
-    if type(x) is Fraction or type(x) is int:
+    if type(x) is int:
+        return arb(fmpz(x))
+    if type(x) is Fraction:
+        den = x.denominator
+        if not den & (den - 1):  # dyadic (lattice points j 2^-m): exact, no cache lookup
+            return arb((fmpz(x.numerator), fmpz(1 - den.bit_length())))
         return _rational_ball(x, flint.ctx.prec)
     if isinstance(x, mpmath.mpf):
         if not mpmath.isfinite(x):

@@ -64,7 +64,8 @@ class Measure:
 
 
 def _v(h: Fraction, j: int):
-    return (-to_arb(h * j)).exp()
+    """v_j = e^{-x_j}, x_j = j h (h = 2^-m times an int is exact in a ball)."""
+    return (-(to_arb(h) * j)).exp()
 
 
 def _dv(h: Fraction, j: int):

@@ -126,7 +126,8 @@ class MonotoneLoss:
         """A ball enclosing the y with L(y) = x, x strictly between inf and sup: Newton's
         method from ``guess`` (the neighbouring lattice point's root), safeguarded by
         bisection when a step leaves the bracket, then a certified sign change of L - x
-        across the ball."""
+        across the ball.  A Newton step below the tolerance ends the iteration before the
+        safeguard (a converged step may round onto the bracket's end)."""
         eps = flint.arb(2) ** (-flint.ctx.prec + 10)
         y = flint.arb(0 if guess is None else guess.mid())
         lo = hi = None
@@ -136,15 +137,17 @@ class MonotoneLoss:
                 lo = y
             else:
                 hi = y
-            candidate = flint.arb((y - f / slope).mid()) if slope.mid() > 0 else None
-            if candidate is None or not candidate.is_finite() or \
-                    (lo is not None and candidate.mid() <= lo.mid()) or \
-                    (hi is not None and candidate.mid() >= hi.mid()):
-                candidate = self._fallback(y, lo, hi)
-            done = abs((candidate - y).mid()) <= (eps * (abs(y) + 1)).mid()
-            y = candidate
-            if done:
-                break
+            if slope.mid() > 0:
+                step = flint.arb((f / slope).mid())
+                if step.is_finite() and abs(step.mid()) <= (eps * (abs(y) + 1)).mid():
+                    y = flint.arb((y - step).mid())
+                    break
+                candidate = flint.arb((y - step).mid())
+                if candidate.is_finite() and (lo is None or candidate.mid() > lo.mid()) and \
+                        (hi is None or candidate.mid() < hi.mid()):
+                    y = candidate
+                    continue
+            y = self._fallback(y, lo, hi)
         return self._enclose(y, x, eps)
 
     @staticmethod
