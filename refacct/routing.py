@@ -5,8 +5,10 @@ validation catalogue both ask ``route_entry`` / ``route_pair``.
 
 The rule counts the one-step factors of the largest term (its *compositions*):
 
-* only discrete factors: the exact PLD up to ``EXACT_MAX_STEPS`` = 10^4 compositions
-  (randomized response at 10^4: under a second), a proven bracket beyond;
+* only discrete factors: the exact PLD up to ``EXACT_MAX_STEPS`` = 10^4 compositions, a
+  proven bracket beyond; a self-composition of one pair with two outcomes (binary
+  randomized response: its PLD is walked, never stored, ``engines.discrete.BinomialPLD``)
+  stays exact up to ``MAX_STEPS`` (10^5 steps: about 5 s per query);
 * a continuous factor: quadrature up to ``QUADRATURE_MAX_STEPS`` = 3 compositions (three
   steps of a Gaussian mixture already take minutes at 20 digits), a proven bracket beyond;
 * never more than ``MAX_STEPS`` = 10^5 compositions (the brackets' range).
@@ -87,15 +89,28 @@ def compositions(x) -> Tuple[int, bool]:
     return count, continuous
 
 
-def _limit(continuous: bool) -> int:
-    return QUADRATURE_MAX_STEPS if continuous else EXACT_MAX_STEPS
+def _limit(x, continuous: bool) -> int:
+    if continuous:
+        return QUADRATURE_MAX_STEPS
+    return MAX_STEPS if all(_binary(pair) for pair in _terms(x)) else EXACT_MAX_STEPS
+
+
+def _binary(pair) -> bool:
+    """Is ``pair`` a self-composition of one discrete pair whose one-step PLD has two atoms
+    of finite positive ratio (the walked binomial PLD)?"""
+    from .engines.discrete import pld_of_pair
+    factors = _factors(pair) if isinstance(pair, (Pair, Composition)) else ()
+    if len(factors) != 1:
+        return False
+    one = pld_of_pair(factors[0][0].P, factors[0][0].Q)
+    return one.size == 2 and all(p and q for p, q in one.atoms)
 
 
 def needs_bracket(x, steps: int = 1) -> bool:
     """True when ``x`` composed ``steps`` more times is beyond the standard engines
     (module docstring)."""
     count, continuous = compositions(x)
-    return count * steps > _limit(continuous)
+    return count * steps > _limit(x, continuous)
 
 
 def _check_total(total: int) -> None:
@@ -104,21 +119,21 @@ def _check_total(total: int) -> None:
                          f"got {total} compositions")
 
 
-def _why(total: int, continuous: bool, force: bool) -> str:
+def _why(x, total: int, continuous: bool, force: bool) -> str:
     if force:
         return "proven bracket requested"
     kind = "a continuous" if continuous else "a discrete"
     engine = "quadrature" if continuous else "the exact PLD"
-    return f"{kind} pair composed {total} > {_limit(continuous)} times (beyond {engine})"
+    return f"{kind} pair composed {total} > {_limit(x, continuous)} times (beyond {engine})"
 
 
 def route_pair(x, force: bool = False) -> Route:
     """The route of a pair (``Pair``, ``Composition`` or ``PublicMixture``) or of a
     catalogue entry that already holds every composition."""
     count, continuous = compositions(x)
-    if force or count > _limit(continuous):
+    if force or count > _limit(x, continuous):
         _check_total(count)
-        return Route(x, 1, True, _why(count, continuous, force))
+        return Route(x, 1, True, _why(x, count, continuous, force))
     return Route(x, 1, False, STANDARD)
 
 
@@ -138,19 +153,19 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
     labels = [label for label, _ in one.terms]
     if [label for label, _ in two.terms] == labels and \
             all(p2 == p1 ** 2 for (_, p1), (_, p2) in zip(one.terms, two.terms)):
-        if force or count * T > _limit(continuous):
-            return Route(one, T, True, _why(count * T, continuous, force))
+        if force or count * T > _limit(one, continuous):
+            return Route(one, T, True, _why(one, count * T, continuous, force))
         return Route(make(T), 1, False, STANDARD)
     if two.terms == one.terms:  # the curve does not depend on the steps
         return route_pair(make(T), force)
-    if not force and T <= _limit(continuous):
+    if not force and T <= _limit(one, continuous):
         return Route(make(T), 1, False, STANDARD)
     if T > MAX_MIXED_STEPS:
         raise InputError(f"{one.description.replace('1 step(s)', f'{T} step(s)')} has "
                          f"{T + 1} terms mixing the orders of the steps, not a {T}-fold "
                          f"composition: proven brackets take it up to {MAX_MIXED_STEPS} "
-                         f"steps, the standard engines up to {_limit(continuous)}")
-    return Route(make(T), 1, True, _why(T, continuous, force))
+                         f"steps, the standard engines up to {_limit(one, continuous)}")
+    return Route(make(T), 1, True, _why(one, T, continuous, force))
 
 
 def bracket(route: Route, kind: str, values: Sequence[object], width: object = None) -> List:

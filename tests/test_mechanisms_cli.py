@@ -159,7 +159,8 @@ def test_bracket_forced_at_one_step_against_randomized_response(capsys):
 def test_routing_passes_the_one_step_entry_steps_and_width(capsys, monkeypatch):
     """The command line hands the brackets the 1-step entry, T and --width (relative for
     delta, absolute for eps), every query in one call; discrete pairs go there beyond 10^4
-    steps.  The engine itself is replaced: only the routing is under test."""
+    steps (but binary randomized response, exact to 10^5).  The engine itself is
+    replaced: only the routing is under test."""
     import refacct.brackets as brackets
     calls = []
 
@@ -170,8 +171,9 @@ def test_routing_passes_the_one_step_entry_steps_and_width(capsys, monkeypatch):
         return run
     monkeypatch.setattr(brackets, "delta_bracket", fake("delta"))
     monkeypatch.setattr(brackets, "epsilon_bracket", fake("epsilon"))
-    status, _, err = run(capsys, "delta", "rr", "--p", "3/4", "--steps", "10001",
-                         "--width", "1/1000", "--eps", "1", "2")
+    status, _, err = run(capsys, "delta", "rr", "--p", "3/4", "--sampling", "truncated-poisson",
+                         "--n", "100", "--p-sample", "1/20", "--max-batch", "6",
+                         "--steps", "10001", "--width", "1/1000", "--eps", "1", "2")
     assert status == 2 and "proven-bracket path (a discrete pair composed 10001 > 10000" in err
     status, _, err = run(capsys, "epsilon", "gaussian", "--sigma", "1", "--sampling", "poisson",
                          "--q", "1e-3", "--steps", "100000", "--delta", "1e-5")

@@ -16,6 +16,8 @@ def maker(family, sampling, relation="add-remove", **options):
 
 POISSON = maker("gaussian", "poisson", sigma=1, q="1e-3")
 RR = maker("rr", "none", p="3/4")
+# a discrete pair with three outcomes: its k-fold PLD has (k+1)(k+2)/2 count vectors, stored
+TERNARY = Pair(Discrete({0: "1/2", 1: "1/3", 2: "1/6"}), Discrete({0: "1/6", 1: "1/3", 2: "1/2"}))
 
 
 def test_the_documented_limits():
@@ -25,7 +27,6 @@ def test_the_documented_limits():
 
 @pytest.mark.parametrize("make, standard, bracketed", [
     (POISSON, 3, 4),                       # continuous: quadrature up to 3 steps
-    (RR, 10 ** 4, 10 ** 4 + 1),            # discrete: the exact PLD up to 10^4
     (maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20", max_batch=6), 3, 1000),
     (maker("gaussian", "poisson", sigma=1, q="1/10", group=2), 3, 4),
     (maker("gaussian", "wor", relation="add", sigma=1, n=10, batch=1), 3, 10 ** 5),
@@ -43,6 +44,17 @@ def test_self_compositions_bracket_the_one_step_entry(make, standard, bracketed)
 def test_force_brackets_at_any_number_of_steps():
     route = routing.route_entry(POISSON, 1, force=True)
     assert route.bracket and route.steps == 1 and route.reason == "proven bracket requested"
+
+
+@pytest.mark.parametrize("sampling, options", [("none", {}), ("poisson", {"q": "1/10"})])
+def test_binary_randomized_response_stays_exact_to_the_largest_count(sampling, options):
+    """Randomized response, alone or Poisson-subsampled (a mixture of two two-outcome
+    distributions has two outcomes), composed 10^5 times: the walked binomial PLD
+    answers, so the standard engines get the T-step entry."""
+    make = maker("rr", sampling, p="3/4", **options)
+    route = routing.route_entry(make, 10 ** 5)
+    assert not route.bracket and route.steps == 1 and route.target == make(10 ** 5)
+    assert routing.route_entry(make, 10 ** 5, force=True).bracket
 
 
 def test_curves_independent_of_the_steps_stay_standard():
@@ -83,8 +95,14 @@ def test_pairs_are_routed_by_their_factor_count():
     assert not routing.route_pair(gauss).bracket
     assert not routing.route_pair(gauss ** 2 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
     assert routing.route_pair(gauss ** 3 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
-    assert not routing.route_pair(rr ** 10 ** 4).bracket
-    assert routing.route_pair(rr ** (10 ** 4 + 1)).bracket
+    assert not routing.route_pair(TERNARY ** 10 ** 4).bracket
+    assert routing.route_pair(TERNARY ** (10 ** 4 + 1)).bracket
+    assert "composed 10001 > 10000 times" in routing.route_pair(TERNARY ** 10001).reason
+    # two outcomes (binary randomized response): exact up to the largest count
+    assert not routing.route_pair(rr ** 10 ** 5).bracket
+    assert routing.route_pair(rr ** 10 ** 5, force=True).bracket
+    assert not routing.route_pair(rr * TERNARY ** (10 ** 4 - 1)).bracket
+    assert routing.route_pair(rr ** 2 * TERNARY ** (10 ** 4 - 1)).bracket
     assert routing.route_pair(gauss, force=True).bracket
     assert routing.compositions(rr ** 7) == (7, False)
     assert routing.compositions(POISSON(5)) == (5, True)
