@@ -346,7 +346,7 @@ def _no_time_for(seconds: float) -> bool:
 @progress.reported("delta(eps), proven bracket")
 def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT_REL_WIDTH,
                   max_lattice: int = MAX_LATTICE, floor: object = 0,
-                  time_limit: Optional[float] = None):
+                  time_limit: Optional[float] = None, workers: int = 1):
     """A proven bracket on delta(eps) = H_{e^eps} of ``x`` composed ``steps`` times
     (001 Definition 3; module docstring for the method).
 
@@ -359,7 +359,9 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
     ``value`` the midpoint and ``abs_error`` the half-width; for a catalogue entry, a
     ``MechanismDelta`` (the maximum over its terms, 001 Sec. 5).  ``time_limit``
     (seconds): when it runs out, the last pass's brackets, marked ``time_limited``
-    (``TimeLimitError`` before the first pass ends).
+    (``TimeLimitError`` before the first pass ends).  ``workers``: processes that
+    bracket a catalogue entry's terms side by side (``_mechanism``); they are spawned, so
+    a script that passes ``workers > 1`` needs the ``if __name__ == "__main__":`` guard.
 
     >>> from refacct import Pair, Gaussian, Mixture
     >>> P = Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))])
@@ -376,12 +378,11 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
         raise InputError(f"floor must be >= 0, got {floor}")
     floor = to_mpf(floor)
     _check_lattice_cap(max_lattice)
+    _workers(workers)
     if hasattr(x, "terms") and hasattr(x, "bound"):
-        def term_brackets(term, lattice_cap=max_lattice, below=0):
-            return delta_bracket(term, values, T, rel_width=rel_width,
-                                 max_lattice=lattice_cap, floor=below)
         with progress.deadline(time_limit):
-            return _mechanism(x, values, many, term_brackets, "delta")
+            return _mechanism(x, values, many, T, "delta", workers,
+                              {"rel_width": rel_width, "max_lattice": max_lattice})
     factors = factors_of(x, T)
     total = _total_steps(factors)
 
@@ -438,7 +439,8 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
 
 @progress.reported("eps(delta), proven bracket")
 def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT_EPS_WIDTH,
-                    max_lattice: int = MAX_LATTICE, time_limit: Optional[float] = None):
+                    max_lattice: int = MAX_LATTICE, time_limit: Optional[float] = None,
+                    workers: int = 1):
     """A proven bracket on eps(delta), the smallest eps >= 0 with delta(eps) <= delta, for
     ``x`` composed ``steps`` times.  On each lattice interval the measures' curves are
     A - e^eps B, so each end is ln((A - delta) / B) (../shared/NUMERICS.md): the upper
@@ -447,7 +449,8 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
     ``delta`` is one value or a sequence (a list of results is returned).  ``width``:
     refined until upper - lower <= width (absolute, in eps) for every delta.  Catalogue
     entries give a ``MechanismEpsilon``: eps of a maximum of curves is the maximum of the
-    eps (``refacct.mechanisms.curves``).  ``time_limit``: as for ``delta_bracket``.
+    eps (``refacct.mechanisms.curves``).  ``time_limit``, ``workers``: as for
+    ``delta_bracket``.
     """
     many = not isinstance(delta, (int, str, Fraction, float)) and hasattr(delta, "__iter__")
     values = [rational(d, "delta") for d in (delta if many else [delta])]
@@ -457,11 +460,11 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
     T = check_steps(steps, "steps")
     target = to_mpf(positive(width, "width"))
     _check_lattice_cap(max_lattice)
+    _workers(workers)
     if hasattr(x, "terms") and hasattr(x, "bound"):
-        def term_brackets(term, lattice_cap=max_lattice, below=0):
-            return epsilon_bracket(term, values, T, width=width, max_lattice=lattice_cap)
         with progress.deadline(time_limit):
-            return _mechanism(x, values, many, term_brackets, "epsilon")
+            return _mechanism(x, values, many, T, "epsilon", workers,
+                              {"width": width, "max_lattice": max_lattice})
     factors = factors_of(x, T)
     total = _total_steps(factors)
 
@@ -516,27 +519,61 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
     return _marked(results, run, many)
 
 
-def _mechanism(mech, values, many: bool, bracket, kind: str):
+def _mechanism(mech, values, many: bool, T: int, kind: str, workers: int, options: dict):
     """Brackets of every term of a catalogue entry, maximised per query (001 Sec. 5).  A
     scout (h = 2^-8) of every term comes first: a term whose scout bracket lies below
     another's for every query cannot attain the maximum and keeps its scout bracket; for
     delta, the largest lower end is also a floor below which no term needs relative
-    precision."""
+    precision.  The remaining terms are bracketed side by side in up to ``workers``
+    processes (``_side_by_side``)."""
     from .mechanisms import curves
+    run = delta_bracket if kind == "delta" else epsilon_bracket
     labels = [label for label, _ in mech.terms]
-    if len(mech.terms) == 1:
-        per_term = [(labels[0], bracket(mech.terms[0][1]))]
+    terms = [term for _, term in mech.terms]
+    if len(terms) == 1:
+        per_term = [run(terms[0], values, T, **options)]
     else:
-        scouts = [bracket(term, 8) for _, term in mech.terms]
+        scouts = [run(term, values, T, **dict(options, max_lattice=8)) for term in terms]
         best = [max(s[i].lower for s in scouts) for i in range(len(values))]
-        below = _fraction_below(min(best)) if kind == "delta" else Fraction(0)
-        per_term = [(label, scout if all(scout[i].upper < best[i] for i in range(len(values)))
-                     else bracket(term, below=below))
-                    for label, (_, term), scout in zip(labels, mech.terms, scouts)]
+        if kind == "delta":
+            options = dict(options, floor=_fraction_below(min(best)))
+        needed = [i for i, scout in enumerate(scouts)
+                  if not all(scout[j].upper < best[j] for j in range(len(values)))]
+        done = _side_by_side(run, [terms[i] for i in needed], values, T, options, workers)
+        per_term = list(scouts)
+        for i, results in zip(needed, done):
+            per_term[i] = results
+    per_term = list(zip(labels, per_term))
     combine = curves.maximum if kind == "delta" else curves.maximum_epsilon
     results = [combine([(label, res[i]) for label, res in per_term], mech.bound)
                for i in range(len(values))]
     return results if many else results[0]
+
+
+def _side_by_side(run, terms: list, values: list, T: int, options: dict, workers: int):
+    """``run(term, values, T, **options)`` for each term: in this process, or with
+    ``workers`` > 1 and several terms in spawned worker processes (each gets the time
+    left).  Spawned, not forked: a fork after FLINT's thread pool has started (the
+    polynomial products use every core) deadlocks the child."""
+    if workers == 1 or len(terms) < 2:
+        return [run(term, values, T, **options) for term in terms]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    left = progress.remaining()
+    limit = {} if math.isinf(left) else {"time_limit": max(left, 1e-3)}
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(workers, len(terms)), mp_context=context) as pool:
+        futures = [pool.submit(run, term, values, T, **options, **limit) for term in terms]
+        return [future.result() for future in futures]
+
+
+def _workers(workers: object) -> int:
+    """workers: an int >= 1 (processes for a catalogue entry's terms)."""
+    if isinstance(workers, bool) or not isinstance(workers, int):
+        raise InputTypeError(f"workers must be an int >= 1, got {workers!r}")
+    if workers < 1:
+        raise InputError(f"workers must be an int >= 1, got {workers}")
+    return workers
 
 
 def _check_lattice_cap(max_lattice: object) -> None:

@@ -30,6 +30,7 @@ depend on the steps, read off its 1-step and 2-step entries:
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Callable, List, Sequence, Tuple
 
@@ -171,10 +172,11 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
 def bracket(route: Route, kind: str, values: Sequence[object], width: object = None) -> List:
     """Proven brackets (``refacct.brackets``) on ``route`` for every value at once (one
     composition serves them all): delta at each eps (``kind="delta"``, ``width`` relative)
-    or eps at each delta (``"epsilon"``, ``width`` absolute); default width 1/100."""
+    or eps at each delta (``"epsilon"``, ``width`` absolute); default width 1/100.  A
+    catalogue entry's terms are bracketed side by side, one process per core."""
     from . import brackets
     if kind not in ("delta", "epsilon"):
         raise InputError(f"proven brackets answer delta(eps) and eps(delta), not {kind}")
     options = {} if width is None else {"rel_width" if kind == "delta" else "width": width}
     run = brackets.delta_bracket if kind == "delta" else brackets.epsilon_bracket
-    return run(route.target, list(values), route.steps, **options)
+    return run(route.target, list(values), route.steps, workers=os.cpu_count() or 1, **options)

@@ -143,6 +143,27 @@ def test_truncated_poisson_catalogue_entry_is_the_maximum():
     assert r.bound == v.bound
 
 
+def test_terms_side_by_side_in_worker_processes_give_the_same_brackets(monkeypatch):
+    """Poisson-subsampled Gaussian (sigma = 0.8, q = 1e-3), add-remove, 100 steps: both
+    terms pass the scouts and go to two spawned workers, which return the brackets of the
+    in-process run bit for bit (the same computation in another process), with the same
+    maximising term."""
+    import refacct.brackets as brackets
+    sizes = []
+    original = brackets._side_by_side
+
+    def spy(run, terms, *args):
+        sizes.append((len(terms), args[-1]))
+        return original(run, terms, *args)
+    monkeypatch.setattr(brackets, "_side_by_side", spy)
+    mech = poisson_subsampled(gaussian("0.8"), "1e-3", steps=1)
+    here = epsilon_bracket(mech, ["1e-3", "1e-5"], 100)
+    there = epsilon_bracket(mech, ["1e-3", "1e-5"], 100, workers=2)
+    assert sizes == [(2, 1), (2, 2)]
+    assert [(r.lower, r.upper, r.attained_by) for r in here] == \
+        [(r.lower, r.upper, r.attained_by) for r in there]
+
+
 def test_group_mixture_of_gaussians_one_step():
     """003 Thm 3.1: a group of K = 3 under Poisson q = 1/10 is the MoG pair N(0,1) vs
     sum_m Binom(3, 1/10)(m) N(m, 1); both directions, maximised."""
@@ -406,6 +427,9 @@ def test_tiny_delta_epsilon_brackets():
      "max_lattice must lie in [1, 20]"),
     (lambda: epsilon_bracket(REMOVE, "1e-5", 2, max_lattice=12.0), TypeError,
      "max_lattice must be an int"),
+    (lambda: delta_bracket(REMOVE, 1, 2, workers=0), ValueError, "workers must be an int >= 1"),
+    (lambda: epsilon_bracket(REMOVE, "1e-5", 2, workers=2.0), TypeError,
+     "workers must be an int >= 1"),
 ])
 def test_bad_inputs_are_rejected_with_a_clear_message(call, error, message):
     with pytest.raises(error) as info:

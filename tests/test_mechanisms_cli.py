@@ -3,6 +3,8 @@ papers' numbers (001 App. B.1 exact rationals; 002 printed values and the Balle-
 form), and bad input as one line on stderr with exit status 2."""
 from __future__ import annotations
 
+import os
+
 import pytest
 from mpmath import mp
 
@@ -158,9 +160,9 @@ def test_bracket_forced_at_one_step_against_randomized_response(capsys):
 
 def test_routing_passes_the_one_step_entry_steps_and_width(capsys, monkeypatch):
     """The command line hands the brackets the 1-step entry, T and --width (relative for
-    delta, absolute for eps), every query in one call; discrete pairs go there beyond 10^4
-    steps (but binary randomized response, exact to 10^5).  The engine itself is
-    replaced: only the routing is under test."""
+    delta, absolute for eps), every query in one call (randomized response goes there
+    when asked: its exact PLD reaches 10^5 steps).  The engine itself is replaced: only
+    the routing is under test."""
     import refacct.brackets as brackets
     calls = []
 
@@ -171,14 +173,15 @@ def test_routing_passes_the_one_step_entry_steps_and_width(capsys, monkeypatch):
         return run
     monkeypatch.setattr(brackets, "delta_bracket", fake("delta"))
     monkeypatch.setattr(brackets, "epsilon_bracket", fake("epsilon"))
-    status, _, err = run(capsys, "delta", "rr", "--p", "3/4", "--sampling", "truncated-poisson",
-                         "--n", "100", "--p-sample", "1/20", "--max-batch", "6",
-                         "--steps", "10001", "--width", "1/1000", "--eps", "1", "2")
-    assert status == 2 and "proven-bracket path (a discrete pair composed 10001 > 10000" in err
+    status, _, err = run(capsys, "delta", "rr", "--p", "3/4", "--steps", "10001", "--bracket",
+                         "--width", "1/1000", "--eps", "1", "2")
+    assert status == 2 and "proven-bracket path (proven bracket requested)" in err
     status, _, err = run(capsys, "epsilon", "gaussian", "--sigma", "1", "--sampling", "poisson",
                          "--q", "1e-3", "--steps", "100000", "--delta", "1e-5")
     assert status == 2 and "stop here" in err
     (k1, t1, v1, s1, o1), (k2, t2, v2, s2, o2) = calls
-    assert (k1, v1, s1, o1) == ("delta", ["1", "2"], 10001, {"rel_width": "1/1000"})
-    assert (k2, v2, s2, o2) == ("epsilon", ["1e-5"], 100000, {})
+    cores = os.cpu_count() or 1
+    assert (k1, v1, s1, o1) == ("delta", ["1", "2"], 10001,
+                                {"rel_width": "1/1000", "workers": cores})
+    assert (k2, v2, s2, o2) == ("epsilon", ["1e-5"], 100000, {"workers": cores})
     assert "1 step(s)" in t1.description and "1 step(s)" in t2.description

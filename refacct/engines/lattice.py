@@ -63,30 +63,28 @@ class Measure:
         return sum(self.coeffs, flint.arb(0))
 
 
-def _v(h: Fraction, j: int):
-    """v_j = e^{-x_j}, x_j = j h (h = 2^-m times an int is exact in a ball)."""
-    return (-(to_arb(h) * j)).exp()
-
-
-def _dv(h: Fraction, j: int):
-    """v_j - v_{j+1} = e^{-x_j} (1 - e^{-h}), without cancellation."""
-    return -_v(h, j) * (-to_arb(h)).expm1()
+def _exps(c: Cells) -> List:
+    """v_j = e^{-x_j} at the cells' lattice points x_j = j h, j = first .. last, each
+    from its own exponential (h = 2^-m times an int is exact in a ball)."""
+    h = to_arb(c.h)
+    return [(-(h * j)).exp() for j in range(c.first, c.last + 1)]
 
 
 def upper_measure(c: Cells) -> Measure:
-    """The mean-preserving spread of the cells onto the lattice (module docstring)."""
+    """The mean-preserving spread of the cells onto the lattice (module docstring); the
+    cell width v_j - v_{j+1} = v_j (1 - e^{-h}) without cancellation."""
     n = len(c.P)
+    v = _exps(c)
+    spread = -(-to_arb(c.h)).expm1()
     coeffs = [flint.arb(0)] * (n + 1)
     coeffs[0] += c.left[0]
     for j in range(n):
-        k = c.first + j
-        dv = _dv(c.h, k)
-        S = c.Q[j] - _v(c.h, k + 1) * c.P[j]
-        D = _v(c.h, k) * c.P[j] - c.Q[j]
+        dv = v[j] * spread
+        S = c.Q[j] - v[j + 1] * c.P[j]
+        D = v[j] * c.P[j] - c.Q[j]
         coeffs[j] += S.nonnegative_part() / dv
         coeffs[j + 1] += D.nonnegative_part() / dv
-    v_last = _v(c.h, c.last)
-    to_last = c.right[1] / v_last
+    to_last = c.right[1] / v[n]
     coeffs[n] += to_last
     infinite = c.infinite + (c.right[0] - to_last).nonnegative_part()
     return Measure(c.h, c.first, coeffs, infinite, "upper")
@@ -97,16 +95,16 @@ def lower_measure(c: Cells) -> Measure:
     better of an upward and a downward sweep (``_sweep_up``, ``_sweep_down``), i.e. the one
     that moves less mass down, measured by its excess of E[e^{-L}] over the cells'."""
     best = None
+    v = _exps(c)
     for sweep in (_sweep_up, _sweep_down):
-        coeffs = sweep(c)
-        excess = sum((m * _v(c.h, c.first + i) for i, m in enumerate(coeffs) if m != 0),
-                     flint.arb(0))
+        coeffs = sweep(c, v)
+        excess = sum((m * v[i] for i, m in enumerate(coeffs) if m != 0), flint.arb(0))
         if best is None or excess.mid() < best[0].mid():
             best = (excess, coeffs)
     return Measure(c.h, c.first, best[1], c.infinite, "lower")
 
 
-def _sweep_up(c: Cells) -> List:
+def _sweep_up(c: Cells, v: List) -> List:
     """Cut the cells, from the bottom, into consecutive pieces: a piece starts with (what
     is left of) cell j, aims at x_t = x_{j+1} and takes cells above x_t until its balance
     sum (Q_c - v_t P_c) reaches 0, taking just the fraction phi of the last cell that
@@ -121,7 +119,7 @@ def _sweep_up(c: Cells) -> List:
     start, share = 0, one  # the piece starts with `share` of cell `start`
     while True:
         target = min(start + 1, n)
-        vt = _v(c.h, c.first + target)
+        vt = v[target]
         mass, balance = share * cells[start][0], share * (cells[start][1] - vt * cells[start][0])
         for k in range(start + 1, n + 1):
             P1, Q1 = cells[k]
@@ -139,7 +137,7 @@ def _sweep_up(c: Cells) -> List:
             return coeffs
 
 
-def _sweep_down(c: Cells) -> List:
+def _sweep_down(c: Cells, v: List) -> List:
     """The mirror sweep, from the top: a piece starts with (what is left of) cell j (the
     tail above x_last first), aims at its lower end x_t = x_j and takes cells below x_t
     while its balance sum (Q_c - v_t P_c) stays <= 0, taking the fraction phi of the cell
@@ -152,7 +150,7 @@ def _sweep_down(c: Cells) -> List:
     coeffs = [zero] * (n + 1)
     start, share = n, one
     while True:
-        vt = _v(c.h, c.first + start)
+        vt = v[start]
         mass, balance = share * cells[start][0], share * (cells[start][1] - vt * cells[start][0])
         for k in range(start - 1, -1, -1):
             P1, Q1 = cells[k]
@@ -311,16 +309,18 @@ def epsilon_of(m: Measure, delta: Fraction):
         return flint.arb("inf") if d < m.infinite else None
     A = m.infinite
     B = flint.arb(0)
+    h = to_arb(m.h)
+    v = (-(h * (m.offset + len(m.coeffs) - 1))).exp()
     for i in range(len(m.coeffs) - 1, -1, -1):
-        x = to_arb(m.h * (m.offset + i))
-        A_next, B_next = A + m.coeffs[i], B + m.coeffs[i] * (-x).exp()
+        v_left = (-(h * (m.offset + i - 1))).exp()  # e^{-x_{i-1}}
+        A_next, B_next = A + m.coeffs[i], B + m.coeffs[i] * v
         # on (x_{i-1}, x_i] delta(eps) = A_next - e^eps B_next; at eps = x_{i-1} it is:
-        at_left = A_next - (x - to_arb(m.h)).exp() * B_next
+        at_left = A_next - B_next / v_left
         if at_left >= d or i == 0:
             if not B_next > 0:
                 return None
             return ((A_next - d) / B_next).log()
         if not at_left < d:
             return None
-        A, B = A_next, B_next
+        A, B, v = A_next, B_next, v_left
     return None
