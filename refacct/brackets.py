@@ -28,9 +28,7 @@ multiples of one logarithm (randomized response) is composed on its own lattice 
 from __future__ import annotations
 
 import math
-import os
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import List, Optional, Sequence, Tuple
@@ -41,7 +39,7 @@ from mpmath import mp
 
 from .engines import lattice
 from .engines.aligned import AlignedLoss, aligned_loss
-from .engines.arb import arb_ends
+from .engines.arb import all_cores, arb_ends, fork_is_safe
 from .engines.loss_cells import Cells, _fraction_mid, one_step_cells
 from . import guards, progress
 from .exact import eps_parameter, positive, rational, to_mpf
@@ -139,22 +137,11 @@ class _Pass:
     time_limited: bool = False  # the time limit stopped the refinement after this pass
 
 
-@contextmanager
-def _all_cores():
-    """Arb's polynomial products on every core; the thread count is restored after."""
-    threads = flint.ctx.threads
-    flint.ctx.threads = max(threads, os.cpu_count() or 1)
-    try:
-        yield
-    finally:
-        flint.ctx.threads = threads
-
-
 def _evaluate(factors: Sequence[Bracketed], plan: _Plan) -> _Pass:
     """Upper and lower measures of the composition on ``plan``'s lattice and window."""
     start = time.perf_counter()
     sides = {}
-    with _all_cores():
+    with all_cores():
         with flint.ctx.workprec(plan.prec):
             window = plan.window()
             for f in factors:
@@ -187,7 +174,7 @@ def _aligned_run(loss: AlignedLoss, T: int, ends, excess):
     progress.check()
     while True:
         start = time.perf_counter()
-        with _all_cores(), flint.ctx.workprec(prec):
+        with all_cores(), flint.ctx.workprec(prec):
             composed = loss.composed(T)
         run = _Pass(_AlignedPlan(loss, prec), composed, composed, time.perf_counter() - start)
         brackets = ends(run)
@@ -360,8 +347,7 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
     ``MechanismDelta`` (the maximum over its terms, 001 Sec. 5).  ``time_limit``
     (seconds): when it runs out, the last pass's brackets, marked ``time_limited``
     (``TimeLimitError`` before the first pass ends).  ``workers``: processes that
-    bracket a catalogue entry's terms side by side (``_mechanism``); they are spawned, so
-    a script that passes ``workers > 1`` needs the ``if __name__ == "__main__":`` guard.
+    bracket a catalogue entry's terms side by side (``_mechanism``).
 
     >>> from refacct import Pair, Gaussian, Mixture
     >>> P = Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))])
@@ -552,16 +538,15 @@ def _mechanism(mech, values, many: bool, T: int, kind: str, workers: int, option
 
 def _side_by_side(run, terms: list, values: list, T: int, options: dict, workers: int):
     """``run(term, values, T, **options)`` for each term: in this process, or with
-    ``workers`` > 1 and several terms in spawned worker processes (each gets the time
-    left).  Spawned, not forked: a fork after FLINT's thread pool has started (the
-    polynomial products use every core) deadlocks the child."""
+    ``workers`` > 1 and several terms in worker processes (each gets the time left),
+    forked, or spawned while FLINT's thread pool holds threads (``fork_is_safe``)."""
     if workers == 1 or len(terms) < 2:
         return [run(term, values, T, **options) for term in terms]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     left = progress.remaining()
     limit = {} if math.isinf(left) else {"time_limit": max(left, 1e-3)}
-    context = multiprocessing.get_context("spawn")
+    context = None if fork_is_safe() else multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(min(workers, len(terms)), mp_context=context) as pool:
         futures = [pool.submit(run, term, values, T, **options, **limit) for term in terms]
         return [future.result() for future in futures]

@@ -9,7 +9,10 @@ Design:
 
 - **Executors.**  Without ``executor`` a local ``ProcessPoolExecutor`` with ``workers``
   processes (default: all cores) is created and shut down; ``workers=1`` runs in this
-  process.  Any ``concurrent.futures.Executor`` may be passed instead and is left running,
+  process.  The processes start the platform's way (forked on Linux), unless FLINT's
+  thread pool holds threads here (``flint.ctx.threads`` > 1: ``engines.arb.fork_is_safe``),
+  where a forked child would deadlock in its first threaded product: then they are
+  spawned, and the calling script needs the ``if __name__ == "__main__":`` guard.  Any ``concurrent.futures.Executor`` may be passed instead and is left running,
   e.g. a cluster's: with ``dask.distributed``, ``client = Client("scheduler:8786")`` and
   ``sweep(fn, points, executor=client.get_executor())``.  There is no scheduler here; ``fn``
   and the points must be picklable (a module-level function, exact parameters).
@@ -35,6 +38,7 @@ import importlib
 import inspect
 import itertools
 import json
+import multiprocessing
 import os
 import sys
 import time
@@ -49,6 +53,7 @@ from mpmath import mp
 from mpmath.libmp import from_man_exp
 
 from . import __version__
+from .engines.arb import fork_is_safe
 from .exact_text import fraction_from_text, fraction_text, int_text
 from .errors import InputError, InputTypeError
 
@@ -266,7 +271,9 @@ def sweep(fn: Callable[..., Any], points: Iterable[Point], *,
             finish(i, fn(**points[i]))
         return results
     own = executor is None
-    pool = ProcessPoolExecutor(max_workers=workers or os.cpu_count()) if own else executor
+    context = None if fork_is_safe() else multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=workers or os.cpu_count(),
+                               mp_context=context) if own else executor
     futures: Dict[Future, int] = {}
     try:
         futures = {pool.submit(_call, fn, points[i]): i for i in todo}

@@ -153,3 +153,37 @@ def test_progress_on_stderr(capsys):
 def test_bad_workers_and_executor_are_named(kwargs, error, words):
     with pytest.raises(error, match=words):
         sweep(counted, [{"x": 2, "digits": 30}], **kwargs)
+
+
+_AFTER_THREADS = '''
+import flint
+from refacct.engines.arb import fork_is_safe
+from refacct.sweep import sweep
+
+
+def square_poly(n):
+    """The coefficient sum of (sum of n ones)^2 by a threaded Arb product: n^2."""
+    p = flint.arb_poly([flint.arb(1)] * n)
+    return sum((p * p).coeffs(), flint.arb(0)) == n * n
+
+
+if __name__ == "__main__":
+    flint.ctx.threads = 2                 # FLINT's thread pool now holds a thread
+    assert square_poly(300000) and not fork_is_safe()
+    print(sweep(square_poly, [{"n": 300000}, {"n": 200000}], workers=2))
+'''
+
+
+def test_sweep_while_flint_threads_run_does_not_deadlock(tmp_path):
+    """A caller that keeps FLINT's thread pool running (flint.ctx.threads = 2) and then
+    sweeps: forked workers hang in their first threaded product (the pool's threads are
+    not copied by fork); the sweep spawns them instead and both products come back (n^2,
+    checked in the workers)."""
+    import subprocess
+    import sys
+    script = tmp_path / "after_threads.py"
+    script.write_text(_AFTER_THREADS)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[True, True]"

@@ -21,9 +21,11 @@ an infinite mpf / exact infinite ball) as an interval end means -inf / +inf.
 """
 from __future__ import annotations
 
+import os
+from contextlib import contextmanager
 from fractions import Fraction
 from functools import lru_cache
-from typing import Optional, Tuple, Union
+from typing import Iterator, Optional, Tuple, Union
 
 import flint
 from flint import acb, arb, fmpq, fmpz
@@ -35,6 +37,7 @@ from ..distributions import Continuous, Gaussian
 from ..exact import rational
 
 __all__ = [
+    "all_cores", "fork_is_safe",
     "flint", "arb", "acb", "to_arb", "arb_ends", "arb_mid_rad", "dyadic_mpf", "is_infinite",
     "gaussian_pdf", "gaussian_upper", "gaussian_lower", "gaussian_mass",
     "laplace_pdf", "laplace_upper", "laplace_lower", "laplace_mass",
@@ -43,6 +46,28 @@ __all__ = [
 
 Ball = Union["arb", "acb"]
 Point = Union[Fraction, int, "arb", "acb", None]
+
+
+# --- threads ------------------------------------------------------------------------------
+
+@contextmanager
+def all_cores() -> Iterator[None]:
+    """Arb's polynomial products on every core; the thread count is restored after (back
+    to 1, FLINT's pool keeps no threads: see ``fork_is_safe``)."""
+    threads = flint.ctx.threads
+    flint.ctx.threads = max(threads, os.cpu_count() or 1)
+    try:
+        yield
+    finally:
+        flint.ctx.threads = threads
+
+
+def fork_is_safe() -> bool:
+    """Can this process be forked?  Not while FLINT's thread pool holds threads
+    (``flint.ctx.threads`` > 1, set by the caller or inside ``all_cores``): fork copies
+    the pool but not its threads, and the child deadlocks in its first threaded
+    product."""
+    return flint.ctx.threads == 1
 
 
 # --- conversions ----------------------------------------------------------------------------
