@@ -30,6 +30,7 @@ import mpmath
 from mpmath import mp
 
 from .engines import composed, discrete
+from .engines.shift import hockey_shift, shift_squared
 from . import brackets, guards, progress
 from .engines.onestep import onestep, resolution_bits, supports
 from .engines.verify import two_evaluations
@@ -240,6 +241,9 @@ def _term_value(comp: Composition, alpha, alpha_exact: Optional[Fraction],
         return to_mpf(A) - alpha * to_mpf(B), mp.zero
     if len(pairs) == 1:
         return onestep(pairs[0].P, pairs[0].Q)(alpha, alpha_exact), mp.zero
+    mu2 = shift_squared(comp.factors)
+    if mu2 is not None:
+        return hockey_shift(mu2, alpha), mp.zero
     return composed.hockey_composed(pairs, alpha, alpha_exact, rule)
 
 
@@ -250,6 +254,9 @@ def _method(pm: PublicMixture) -> str:
         cont = [p for p in pairs if not p.is_discrete]
         if len(pairs) == 1 and cont:
             names.append("closed form: one-step crossings and tail masses")
+        elif len(pairs) > 1 and shift_squared(comp.factors) is not None:
+            names.append("closed form: a product of Gaussian shifts is one Gaussian shift "
+                         f"(mu^2 = {shift_squared(comp.factors)}, Balle-Wang)")
         elif len(cont) > 1:
             names.append(f"nested Gauss-Legendre quadrature, {len(cont) - 1} dimension(s)")
         elif cont:

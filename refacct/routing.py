@@ -11,6 +11,8 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   stays exact up to ``MAX_STEPS`` (10^5 steps: about 5 s per query);
 * a continuous factor: quadrature up to ``QUADRATURE_MAX_STEPS`` = 3 compositions (three
   steps of a Gaussian mixture already take minutes at 20 digits), a proven bracket beyond;
+  products of Gaussian shifts (the Gaussian mechanism without sampling) are one Gaussian
+  shift in closed form (``engines.shift``) up to ``MAX_STEPS``;
 * never more than ``MAX_STEPS`` = 10^5 compositions (the brackets' range).
 
 ``force=True`` (``--bracket``) takes the bracket whatever the count.
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 from typing import Callable, List, Sequence, Tuple
 
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
+from .engines.shift import shift_squared
 from .errors import InputError, InputTypeError
 
 __all__ = ["MAX_STEPS", "QUADRATURE_MAX_STEPS", "EXACT_MAX_STEPS", "MAX_MIXED_STEPS",
@@ -92,7 +95,10 @@ def compositions(x) -> Tuple[int, bool]:
 
 def _limit(x, continuous: bool) -> int:
     if continuous:
-        return QUADRATURE_MAX_STEPS
+        shifts = all(not isinstance(pair, PublicMixture)
+                     and shift_squared(_factors(pair)) is not None
+                     for pair in _terms(x))
+        return MAX_STEPS if shifts else QUADRATURE_MAX_STEPS
     return MAX_STEPS if all(_binary(pair) for pair in _terms(x)) else EXACT_MAX_STEPS
 
 

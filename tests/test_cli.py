@@ -359,11 +359,17 @@ def test_console_script_subprocess(tmp_path):
 # --- many steps: the proven-bracket path ----------------------------------------------------
 
 def test_pair_spec_with_many_steps_gets_a_proven_bracket(capsys, write):
-    """A spec composed 4 times (beyond quadrature's 3): N(0, 4)^4 vs N(1, 4)^4 is N(0, 1) vs
-    N(1, 1), so the closed-form delta (002 Prop. 3.1) at the printed eps ends straddles the
-    target: delta(lower) >= 1e-3 >= delta(upper)."""
+    """A spec composed 4 times, bracket forced (a product of Gaussian shifts is otherwise
+    one shift in closed form): N(0, 4)^4 vs N(1, 4)^4 is N(0, 1) vs N(1, 1), so the
+    closed-form delta (002 Prop. 3.1) at the printed eps ends straddles the target:
+    delta(lower) >= 1e-3 >= delta(upper).  Without --bracket the closed form answers."""
     path = write({"P": [gauss(0, 2)], "Q": [gauss(1, 2)], "steps": 4})
-    r, = run_json(capsys, "epsilon", "--pair", path, "--delta", "1e-3")
+    closed, = run_json(capsys, "epsilon", "--pair", path, "--delta", "1e-3")
+    assert not closed["method"].startswith("proven bracket")
+    with mp.workdps(40):
+        assert abs(gaussian_delta(mp.mpf(closed["eps"]), 1, 1) - mp.mpf("1e-3")) <= \
+            mp.mpf("1e-18")
+    r, = run_json(capsys, "epsilon", "--pair", path, "--delta", "1e-3", "--bracket")
     assert r["proven"] is True and r["method"].startswith("proven bracket")
     assert "attained_by" not in r   # a plain pair, not a catalogue entry
     with mp.workdps(40):

@@ -129,10 +129,11 @@ def test_bad_mechanism_input_exits_2_with_one_line(capsys, argv, fragment):
 # --- many steps: the proven-bracket path (refacct.routing, refacct.brackets) ----------------
 
 def test_many_steps_go_to_a_proven_bracket(capsys):
-    """Four steps of N(1, 4) vs N(0, 4) (beyond quadrature's 3) are N(0, 1) vs N(1, 1):
-    the Balle-Wang closed form with m = sqrt(4) / 2 = 1 lies in every printed bracket."""
+    """Four steps of N(1, 4) vs N(0, 4), bracket forced (a product of Gaussian shifts is
+    otherwise one shift in closed form), are N(0, 1) vs N(1, 1): the Balle-Wang closed
+    form with m = sqrt(4) / 2 = 1 lies in every printed bracket."""
     records = run_json(capsys, "delta", "gaussian", "--sigma", "2", "--relation", "add",
-                       "--steps", "4", "--eps", "1", "2")
+                       "--steps", "4", "--bracket", "--eps", "1", "2")
     with mp.workdps(40):
         for r, eps in zip(records, (1, 2)):
             assert r["proven"] is True and r["method"].startswith("proven bracket: lattice")

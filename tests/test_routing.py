@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from refacct import Discrete, Gaussian, Pair, mechanisms, routing
+from refacct import Discrete, Gaussian, Mixture, Pair, mechanisms, routing
 
 
 def maker(family, sampling, relation="add-remove", **options):
@@ -93,8 +93,11 @@ def test_pairs_are_routed_by_their_factor_count():
     gauss = Pair(Gaussian(0, 1), Gaussian(1, 1))
     rr = Pair(Discrete({0: "3/4", 1: "1/4"}), Discrete({0: "1/4", 1: "3/4"}))
     assert not routing.route_pair(gauss).bracket
-    assert not routing.route_pair(gauss ** 2 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
-    assert routing.route_pair(gauss ** 3 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
+    poisson = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
+    assert not routing.route_pair(poisson ** 2 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
+    assert routing.route_pair(poisson ** 3 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
+    # Gaussian shifts alone: one shift in closed form, whatever the count
+    assert not routing.route_pair(gauss ** 3 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
     assert not routing.route_pair(TERNARY ** 10 ** 4).bracket
     assert routing.route_pair(TERNARY ** (10 ** 4 + 1)).bracket
     assert "composed 10001 > 10000 times" in routing.route_pair(TERNARY ** 10001).reason
