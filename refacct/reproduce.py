@@ -318,8 +318,8 @@ def _group_gain(K: int) -> Callable[[int], Derived]:
 _003_QUOTE = ("From Fig. 1, we see that as expected because our approach is tight, it "
               "consistently improves over using Lemma 1.1.")
 _003_NOTE = ("Gaussian sum, σ = 1, Poisson q = 1/100, one step, add-remove, ε = 1 (Fig. 1 has "
-             "T = 2000, out of refacct's reach): Vadhan's conversion of refacct's own "
-             "example-level curve minus the tight group curve of 003 Thm 3.1.")
+             "T = 2000, bracketed in notebooks/003_fig1.py, part 2): Vadhan's conversion of "
+             "refacct's own example-level curve minus the tight group curve of 003 Thm 3.1.")
 
 
 # 001 Sec. 6 (Table 1): large T, by proven brackets
