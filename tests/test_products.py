@@ -30,6 +30,17 @@ def shift(mu, s) -> Pair:
     return Pair(Gaussian(mu, s), Gaussian(0, s))
 
 
+@pytest.fixture(params=["closed form", "quadrature"])
+def engine(request, monkeypatch):
+    """Both engines on the Gaussian products: the closed form of ``engines.shift`` (one
+    shift with mu^2 = sum m_i^2), and the nested quadrature that issue 19 is about, with
+    the recognition of shift products turned off."""
+    if request.param == "quadrature":
+        import refacct.hockey
+        monkeypatch.setattr(refacct.hockey, "shift_squared", lambda factors: None)
+    return request.param
+
+
 def closed_form(ms, eps):
     """delta(eps) of the product of shift pairs with m_i = mu_i / s_i."""
     with mp.workdps(60):
@@ -45,7 +56,7 @@ def assert_printed_contains(r, truth, what: str) -> None:
             f"{what}: printed {text} ± {bound} misses {mp.nstr(truth, 25)}"
 
 
-def test_the_issue_reproducer():
+def test_the_issue_reproducer(engine):
     """N(10/7, 1) x N(2, 500^2) vs N(0, 1) x N(0, 500^2) at eps = 1/2, 5 digits: the truth
     is 0.405423970259... (was reported as 0.405468 +- 2.3e-5)."""
     r = delta(Composition.of(shift(F(10, 7), 1), shift(2, 500)), F(1, 2), digits=5)
@@ -58,7 +69,7 @@ def test_the_issue_reproducer():
 @pytest.mark.parametrize("m2", [F(1, 250), F(1, 50), 1, 3])
 @pytest.mark.parametrize("eps", [-1, F(1, 2), 3, 20])
 @pytest.mark.parametrize("digits", [5, 30])
-def test_two_gaussian_factors_of_any_scale(ratio, m2, eps, digits):
+def test_two_gaussian_factors_of_any_scale(ratio, m2, eps, digits, engine):
     """N(10/7, 1) times N(m2 ratio, ratio^2): scale ratios 1e-4 .. 1e4, the second factor's
     loss from 360 times flatter to 2 times steeper than the first's."""
     pairs = [shift(F(10, 7), 1), shift(m2 * ratio, ratio)]
@@ -71,8 +82,8 @@ def test_two_gaussian_factors_of_any_scale(ratio, m2, eps, digits):
     ([(1, 1), (100, 100), (F(1, 1000), F(1, 1000))], 1),             # equal m, scales 1e5 apart
     ([(F(10, 7), 1), (2, 500), (F(1, 100), F(1, 1000))], F(1, 2)),    # m = 10/7, 1/250, 10
 ])
-def test_three_gaussian_factors(factors, eps):
-    """About 10-30 s each: a two-dimensional nested quadrature."""
+def test_three_gaussian_factors(factors, eps, engine):
+    """About 10-30 s each by quadrature (a two-dimensional nested quadrature)."""
     r = delta(Composition.of(*[shift(mu, s) for mu, s in factors]), eps, digits=8)
     assert_printed_contains(r, closed_form([F(mu) / F(s) for mu, s in factors], eps),
                             f"{factors}")
@@ -80,16 +91,22 @@ def test_three_gaussian_factors(factors, eps):
 
 @pytest.mark.slow
 def test_four_gaussian_factors_through_the_cli(tmp_path, capsys):
-    """Four factors (m = 1 each, scales 1e-2 .. 1e3): beyond three steps the command line
-    answers with a proven bracket, which must contain the closed form with m = 2."""
+    """Four factors (m = 1 each, scales 1e-2 .. 1e3): the command line answers with the
+    Gaussian shift closed form (engines.shift: one shift with mu^2 = 4), and with --bracket
+    a proven bracket; both must hold the closed form with m = 2, computed here."""
     factors = [(1, 1), (10, 10), (F(1, 100), F(1, 100)), (1000, 1000)]
     spec = {"P": [{"gaussian": {"mean": str(mu), "sigma": str(s)}} for mu, s in factors],
             "Q": [{"gaussian": {"mean": 0, "sigma": str(s)}} for _, s in factors]}
     path = tmp_path / "four.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
+    truth = closed_form([1, 1, 1, 1], 1)
     assert main(["delta", "--pair", str(path), "--eps", "1", "--json"]) == 0
     record, = json.loads(capsys.readouterr().out)
-    truth = closed_form([1, 1, 1, 1], 1)
+    assert "one Gaussian shift" in record["method"]
+    with mp.workdps(60):
+        assert abs(mp.mpf(record["delta"]) - truth) <= mp.mpf(record["abs_error"])
+    assert main(["delta", "--pair", str(path), "--eps", "1", "--bracket", "--json"]) == 0
+    record, = json.loads(capsys.readouterr().out)
     assert record.get("proven") is True
     assert mp.mpf(record["lower"]) <= truth <= mp.mpf(record["upper"])
     with mp.workdps(60):
