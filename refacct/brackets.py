@@ -364,7 +364,7 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
         raise InputError(f"floor must be >= 0, got {floor}")
     floor = to_mpf(floor)
     _check_lattice_cap(max_lattice)
-    _workers(workers)
+    check_steps(workers, "workers")  # processes: an int >= 1
     if hasattr(x, "terms") and hasattr(x, "bound"):
         with progress.deadline(time_limit):
             return _mechanism(x, values, many, T, "delta", workers,
@@ -446,7 +446,7 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
     T = check_steps(steps, "steps")
     target = to_mpf(positive(width, "width"))
     _check_lattice_cap(max_lattice)
-    _workers(workers)
+    check_steps(workers, "workers")  # processes: an int >= 1
     if hasattr(x, "terms") and hasattr(x, "bound"):
         with progress.deadline(time_limit):
             return _mechanism(x, values, many, T, "epsilon", workers,
@@ -550,15 +550,6 @@ def _side_by_side(run, terms: list, values: list, T: int, options: dict, workers
     with ProcessPoolExecutor(min(workers, len(terms)), mp_context=context) as pool:
         futures = [pool.submit(run, term, values, T, **options, **limit) for term in terms]
         return [future.result() for future in futures]
-
-
-def _workers(workers: object) -> int:
-    """workers: an int >= 1 (processes for a catalogue entry's terms)."""
-    if isinstance(workers, bool) or not isinstance(workers, int):
-        raise InputTypeError(f"workers must be an int >= 1, got {workers!r}")
-    if workers < 1:
-        raise InputError(f"workers must be an int >= 1, got {workers}")
-    return workers
 
 
 def _check_lattice_cap(max_lattice: object) -> None:

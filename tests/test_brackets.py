@@ -427,7 +427,7 @@ def test_tiny_delta_epsilon_brackets():
      "max_lattice must lie in [1, 20]"),
     (lambda: epsilon_bracket(REMOVE, "1e-5", 2, max_lattice=12.0), TypeError,
      "max_lattice must be an int"),
-    (lambda: delta_bracket(REMOVE, 1, 2, workers=0), ValueError, "workers must be an int >= 1"),
+    (lambda: delta_bracket(REMOVE, 1, 2, workers=0), ValueError, "workers must be >= 1"),
     (lambda: epsilon_bracket(REMOVE, "1e-5", 2, workers=2.0), TypeError,
      "workers must be an int >= 1"),
 ])

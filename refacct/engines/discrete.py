@@ -274,8 +274,11 @@ def ratio_exceeds_exp(atom: Tuple[int, int], dp: int, dq: int, eps: Fraction) ->
     dps = 30
     while True:
         with mp.workdps(dps):
-            diff = mp.log(quotient_mpf(num, den)) - to_mpf(eps)
-            if abs(diff) > mp.mpf(10) ** (5 - dps) * (1 + abs(to_mpf(eps))):
+            # each of ln r, eps and their difference is rounded to dps digits relative, so
+            # the margin scales with |ln r| too (10^5 steps: |ln r| up to ~10^6)
+            log_r = mp.log(quotient_mpf(num, den))
+            diff = log_r - to_mpf(eps)
+            if abs(diff) > mp.mpf(10) ** (5 - dps) * (1 + abs(to_mpf(eps)) + abs(log_r)):
                 return diff > 0
         dps *= 2
 
