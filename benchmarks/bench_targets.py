@@ -1,0 +1,193 @@
+"""Issue 13's speed targets that bench_core.py and bench_brackets.py do not time, one row each,
+refacct beside dp_accounting's PLD accountant on the same query where it has one.
+
+    python3 benchmarks/bench_targets.py --timeout 120          # every row, 2 minutes a row
+    python3 benchmarks/bench_targets.py --only catalogue       # one group of rows
+    python3 benchmarks/bench_targets.py --only certified --timeout 600
+
+Groups (``--only``):
+  * ``catalogue``: every entry of the mechanism catalogue (Gaussian sigma = 1, Laplace
+    b = 1, randomized response p = 3/4; no sampling, Poisson q = 1/10, WOR n = 100 /
+    batch 10, truncated Poisson n = 100 / p = 1/20 / B = 6, deterministic batching; every
+    relation the scheme has) at k = 2: delta(1), 20 digits, target 1 s.  The entries are
+    built as validation cases, so the peer's query is the validation adapter's.
+  * ``mixed``: k = 2 of pairs mixing families or scales, delta(1/2), 20 digits, target 10 s.
+  * ``deep``: the Poisson-subsampled Gaussian (9/10) N(0,1) + (1/10) N(1,1) || N(0,1) at
+    k = 3 (target 10 s) and k = 4 (target 120 s), delta(1), 20 digits.  The peer's column is
+    its add-or-remove PLD (PoissonSampledDpEvent), which bounds this direction and the other.
+  * ``certified``: proven enclosures (``refacct.certified``) at k = 3, delta(1), 20 digits.
+
+"digits" is what the returned bound guarantees (``verified_digits``; "exact" when it is
+0; "refused": certified mode does not take k = 3); "met": at least 20 verified digits
+(or exact) within the target's seconds.  Timings are wall-clock seconds of one call in a
+child process (killed after ``--timeout``); they are indicative and never asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from itertools import product
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_core import run_limited  # noqa: E402
+from refacct import Gaussian, Laplace, Mixture, Pair, certified, delta  # noqa: E402
+from refacct.errors import InputError  # noqa: E402
+from refacct.mechanisms import RELATIONS  # noqa: E402
+from refacct.validation.cases import case_from_json  # noqa: E402
+
+DIGITS = 20
+BASES = {"gaussian": {"family": "gaussian", "sigma": "1"},
+         "laplace": {"family": "laplace", "scale": "1"},
+         "rr": {"family": "rr", "p": "3/4"}}
+SAMPLINGS = {"none": {"scheme": "none"},
+             "poisson": {"scheme": "poisson", "q": "1/10"},
+             "wor": {"scheme": "wor", "n": 100, "batch": 10},
+             "truncated-poisson": {"scheme": "truncated-poisson", "n": 100,
+                                   "p_sample": "1/20", "max_batch": 6},
+             "deterministic": {"scheme": "deterministic"}}
+
+
+def catalogue_cases(steps: int = 2):
+    """Every (base, sampling, relation) the catalogue builds, as validation cases."""
+    cases = []
+    for (family, mech), (scheme, sampling), relation in product(
+            BASES.items(), SAMPLINGS.items(), RELATIONS):
+        case = case_from_json({
+            "name": f"{family} {scheme} {relation}", "source": "bench", "mechanism": mech,
+            "sampling": sampling, "relation": relation, "steps": steps, "digits": DIGITS,
+            "queries": [{"kind": "delta", "at": "1"}]})
+        try:
+            case.entry()
+        except InputError:
+            continue
+        cases.append(case)
+    return cases
+
+
+def subsampled_gaussian() -> Pair:
+    g0 = Gaussian(0, 1)
+    return Pair(Mixture([("9/10", g0), ("1/10", Gaussian(1, 1))]), g0)
+
+
+def mixed_pairs():
+    return [("N(0,4) vs N(1,1/4)", Pair(Gaussian(0, 2), Gaussian(1, "1/2"))),
+            ("N(0,1) vs Lap(0,3)", Pair(Gaussian(0, 1), Laplace(0, 3)))]
+
+
+def rows(only):
+    """(group, label, refacct job, peer job or None, target seconds)."""
+    out = []
+    if only in (None, "catalogue"):
+        out += [("catalogue k=2", c.name, (_refacct_case, c), (_peer_case, c), 1)
+                for c in catalogue_cases()]
+    if only in (None, "mixed"):
+        out += [("mixed k=2", name, (_refacct_pair, pair, 2, "1/2"), None, 10)
+                for name, pair in mixed_pairs()]
+    if only in (None, "deep"):
+        out += [(f"subsampled Gaussian k={k}", "delta(1), one direction",
+                 (_refacct_pair, subsampled_gaussian(), k, "1"), (_peer_poisson, k), target)
+                for k, target in ((3, 10), (4, 120))]
+    if only in (None, "certified"):
+        out += [("certified k=3", name, (_certified_pair, pair, 3), None, None)
+                for name, pair in (("subsampled Gaussian", subsampled_gaussian()),
+                                   ("Lap(1,1/2) vs Lap(0,1/2)",
+                                    Pair(Laplace(1, "1/2"), Laplace(0, "1/2"))))]
+    return out
+
+
+def _digits(result) -> str:
+    vd = result.verified_digits
+    return "exact" if vd is None else str(vd)
+
+
+def _refacct_case(case):
+    from refacct.validation.recompute import compute
+    start = time.perf_counter()
+    result = compute(case, case.queries[0])
+    return _digits(result), time.perf_counter() - start
+
+
+def _refacct_pair(pair, k, eps):
+    start = time.perf_counter()
+    result = delta(pair ** k, eps, digits=DIGITS)
+    return _digits(result), time.perf_counter() - start
+
+
+def _certified_pair(pair, k):
+    start = time.perf_counter()
+    try:
+        result = certified.delta(pair ** k, 1, digits=DIGITS)
+    except InputError:  # certified mode handles one step and k = 2
+        return "refused", time.perf_counter() - start
+    return _digits(result), time.perf_counter() - start
+
+
+def _peer_case(case):
+    """Seconds of dp_accounting's pessimistic PLD accountant (validation adapter), or None."""
+    from refacct.validation.adapters import resolve
+    try:
+        import dp_accounting  # noqa: F401  imported before the clock starts
+        pld = resolve("dp_accounting.pld")[0]
+    except (ImportError, InputError):
+        return None
+    start = time.perf_counter()
+    try:
+        answer = pld.prepare(case)
+        if answer is None:
+            return None
+        answer(case.queries[0])
+    except Exception:  # the peer refuses the query (e.g. UnsupportedEventError)
+        return None
+    return time.perf_counter() - start
+
+
+def _peer_poisson(k):
+    try:
+        import dp_accounting as dpa
+    except ImportError:
+        return None
+    start = time.perf_counter()
+    acc = dpa.pld.PLDAccountant()
+    acc.compose(dpa.PoissonSampledDpEvent(0.1, dpa.GaussianDpEvent(1.0)), k)
+    acc.get_delta(1.0)
+    return time.perf_counter() - start
+
+
+def _met(digits: str, seconds, target) -> bool:
+    """The target: ``DIGITS`` verified digits (or exact) within ``target`` seconds."""
+    enough = digits == "exact" or (digits.isdigit() and int(digits) >= DIGITS)
+    return enough and seconds is not None and seconds <= target
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("catalogue", "mixed", "deep", "certified"))
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="give up on a row after this many seconds (default: never)")
+    args = parser.parse_args(argv)
+    widths = [26, 38, 14, 9, 9, 8, 6, 4]
+    header = ("target", "query", "digits", "seconds", "peer s", "ratio", "goal", "met")
+    print(f"digits = {DIGITS}; python {sys.version.split()[0]}\n")
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for group, label, job, peer_job, target in rows(args.only):
+        mine = run_limited(job, args.timeout)
+        theirs = None if peer_job is None else run_limited(peer_job, args.timeout)
+        seconds = None if mine is None else mine[1]
+        digits = "timeout" if mine is None else mine[0]
+        cells = [group, label, digits,
+                 f"> {args.timeout:g}" if seconds is None else f"{seconds:.2f}",
+                 "-" if theirs is None else f"{theirs:.2f}",
+                 "-" if theirs is None or seconds is None else f"{seconds / max(theirs, 1e-6):.3g}",
+                 "-" if target is None else f"{target:g}",
+                 "-" if target is None else "yes" if _met(digits, seconds, target) else "no"]
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
