@@ -286,11 +286,18 @@ def test_discrete_times_gaussian_two_steps():
     pytest.param(
         Pair(Mixture([("9/10", Laplace(0, 1)), ("1/10", Laplace(1, 1))]), Laplace(0, 1)),
         "11/10", id="subsampled-laplace"),
+    pytest.param(
+        Pair(Mixture([("24/25", Gaussian(0, 1)), ("1/25", Gaussian(2, 1))]),
+             Mixture([("24/25", Gaussian(0, 1)), ("1/25", Gaussian(-1, 1))])),
+        3, id="truncated-poisson-zero-out-r2"),
 ])
 def test_symmetry_identity_two_steps(pair, alpha):
     """H_alpha(P^2 || Q^2) = 1 - alpha + alpha H_{1/alpha}(Q^2 || P^2) (pointwise identity
     (p - alpha q)_+ = p - alpha q + alpha (q - p/alpha)_+ integrated over R^2), for the
-    Poisson-subsampled pairs of 001 Sec. 5 (add direction vs remove direction)."""
+    Poisson-subsampled pairs of 001 Sec. 5 (add direction vs remove direction), and 004
+    Thm 3.3's r = 2 zero-out pair (a 1/25 mixture against a 1/25 mixture: the inner H bends
+    over a loss interval ~ 0.03 wide; 6 verified digits before the graded cuts of
+    ``engines.composed._feature_cuts``)."""
     a = Fraction(alpha)
     lhs = hockey_stick(pair ** 2, alpha=a)
     rhs = hockey_stick(pair.swap() ** 2, alpha=1 / a)
@@ -298,6 +305,39 @@ def test_symmetry_identity_two_steps(pair, alpha):
         other = 1 - mpq(a) + mpq(a) * rhs.value
         assert abs(lhs.value - other) <= lhs.abs_error + mpq(a) * rhs.abs_error
     assert lhs.verified_digits >= 20 and rhs.verified_digits >= 20
+
+
+def _substitution_inner(b, g):
+    """H_b(M || M') in closed form, M = (1-g) N(0,1) + g N(1,1), M' = (1-g) N(0,1) + g N(-1,1):
+    p - b q = phi(y) [g e^{-1/2} u - b g e^{-1/2} / u + (1-g)(1-b)], u = e^y, is positive
+    beyond the one positive root u* of g e^{-1/2} u^2 + (1-g)(1-b) u - b g e^{-1/2}
+    (the product of the roots is negative)."""
+    a, c = g * mp.exp(-mp.mpf(1) / 2), (1 - g) * (1 - b)
+    u = (-c + mp.sqrt(c * c + 4 * a * a * b)) / (2 * a)
+    y = mp.log(u)
+    return ((1 - g) * upper_tail(y) + g * upper_tail(y - 1)
+            - b * ((1 - g) * upper_tail(y) + g * upper_tail(y + 1)))
+
+
+def test_mixture_vs_mixture_two_steps_reach_twenty_digits():
+    """Poisson substitution (mixture vs mixture, q = 1/10), two steps, delta(1): the inner H
+    bends over the narrow loss interval where the bulk N(0,1) lies (L' ~ 0.1 there), about
+    0.1 wide in the outer variable near y ~ 3 (issue 13: 21 verified digits after three
+    attempts).  Oracle: tanh-sinh over y of p(y) H_{alpha q(y)/p(y)} with the inner H in
+    closed form (``_substitution_inner``), split on a lattice of step 1/20 around the bend."""
+    g = Fraction(1, 10)
+    M = lambda c: Mixture([(1 - g, Gaussian(0, 1)), (g, Gaussian(c, 1))])  # noqa: E731
+    r = delta(Pair(M(1), M(-1)) ** 2, 1)
+
+    def fn():
+        gg, alpha = mpq(g), mp.e
+        p = lambda y: (1 - gg) * mp.npdf(y) + gg * mp.npdf(y, 1)  # noqa: E731
+        q = lambda y: (1 - gg) * mp.npdf(y) + gg * mp.npdf(y, -1)  # noqa: E731
+        cuts = [-mp.inf, -10] + [mpq(j) / 20 for j in range(0, 121)] + [12, mp.inf]
+        return mp.quad(lambda y: p(y) * _substitution_inner(alpha * q(y) / p(y), gg), cuts)
+
+    oracle, oerr = oracle_agree(fn, 30, 40)
+    assert_verified(r, oracle, 20, oerr + mp.mpf(10) ** -28)
 
 
 def test_subsampled_gaussian_two_steps_against_nested_quad():

@@ -22,6 +22,9 @@ Quadrature in y, per level:
   P1(|Y| > R), a rigorous bound on the dropped part (inner H <= 1), is below
   10^-(digits + 5) of the peak times the width; the bound of the outermost level is
   reported in the error;
+* where ln beta' crosses the centre of a narrow bend of the inner H (``inner_features``:
+  a mixture against a mixture puts its bulk on a loss interval ~ 0.03 wide), graded cuts
+  down to the bend's width seen from y (``_feature_cuts``);
 * pieces of two feature widths (cut at the breakpoints) are integrated with Gauss-Legendre,
   the node count set by the digits the piece needs relative to the peak (pieces 10^-d below
   the peak need d digits fewer, and so do the inner values computed for them); rule 1 uses
@@ -45,7 +48,7 @@ from ..distributions import numeric
 from ..exact import to_mpf
 from ..pairs import Pair
 from . import discrete
-from .onestep import onestep
+from .onestep import _score, onestep
 
 __all__ = ["hockey_composed", "inner_atoms", "max_loss"]
 
@@ -123,6 +126,72 @@ def inner_atoms(pairs: Sequence[Pair]) -> List[Tuple[object, str]]:
     return sorted(out.items())
 
 
+def loss_features(pair: Pair) -> List[Tuple[object, object]]:
+    """Where the loss distribution of one pair concentrates: for each component (centre m,
+    width s) of P and Q, (L(m), |L(m + s) - L(m - s)| / 2), L = ln(p/q).  A component whose
+    loss hardly moves over its width (the bulk of a mixture against a mixture: L' ~ 0.03
+    near 0 for 004's r = 2 pairs) puts most of its mass on a loss interval that narrow,
+    and H_{e^t} of the pair bends over that width in t.  Features of zero width (a Laplace
+    tail, where the loss is constant) are atoms, handled as breakpoints: left out."""
+    return _loss_features(pair, mp.prec)
+
+
+@lru_cache(maxsize=256)
+def _loss_features(pair: Pair, prec: int) -> List[Tuple[object, object]]:
+    P, Q = numeric(pair.P), numeric(pair.Q)
+
+    def loss(y):
+        return mp.log(P.pdf(y) / Q.pdf(y))
+
+    out = []
+    for _, c in pair.P.components + pair.Q.components:
+        m = to_mpf(getattr(c, "mean", getattr(c, "loc", None)))
+        s = to_mpf(c.width)
+        width = abs(loss(m + s) - loss(m - s)) / 2
+        if width > 0 and mp.isfinite(width):
+            out.append((loss(m), width))
+    return out
+
+
+def inner_features(pairs: Sequence[Pair]) -> List[Tuple[object, object]]:
+    """``loss_features`` of a product: the losses add, so a feature of the product is one
+    feature per factor, centres summed and widths added in quadrature (the spread of a sum
+    of independent parts); none when some factor has none."""
+    per_factor = [loss_features(p) for p in pairs]
+    if any(not f for f in per_factor):
+        return []
+    return sorted({(mp.fsum(c for c, _ in choice), mp.sqrt(mp.fsum(w * w for _, w in choice)))
+                   for choice in product(*per_factor)})
+
+
+def _feature_cuts(one, score: Callable, beta, features, h, rule: int, singular) -> set:
+    """Cuts around the y where ln beta' = ln(beta q1(y)/p1(y)) crosses the centre c of an
+    inner feature (``inner_features``) whose width w, seen from y, is below h / 2: there
+    the inner H bends over w / |L1'(y)|, too narrow for pieces of the feature width h
+    (../shared/NUMERICS.md, "Composition").  The cuts are graded, y0 +- f w' 2^j with
+    w' = w / |L1'(y0)|, f = 1 (rule 0) or 3/2 (rule 1), up to h: each piece is as wide as
+    its distance from the bend, so Gauss-Legendre converges on it as on a piece of one
+    feature width.  A bend within h of a ``singular`` point is left to that point's
+    substitution, which resolves every scale down to it (the Poisson-subsampled Gaussian's
+    bulk lies next to the infimum of its loss: cuts there cost a quarter more time at
+    k = 3 and no digit)."""
+    out = set()
+    for c, w in features:
+        for lo, hi in one.positive_intervals(beta * mp.exp(-c)):
+            for y0 in (x for x in (lo, hi) if mp.isfinite(x)):
+                if any(abs(y0 - x) < h for x in singular):
+                    continue
+                slope = abs(score(y0))
+                if slope == 0 or w / slope >= h / 2:
+                    continue
+                step = w / slope * (1 + mp.mpf(rule) / 2)
+                out.add(y0)
+                while step < h:
+                    out |= {y0 - step, y0 + step}
+                    step *= 2
+    return out
+
+
 SCAN_DIGITS = 6  # relative digits of the integrand values used to place pieces and nodes
 PIECE = 2  # lattice steps (feature widths) per Gauss-Legendre piece
 
@@ -149,11 +218,12 @@ def _continuous(pairs: Sequence[Pair], beta, beta_exact, rule: int, digits: int,
             return _continuous(rest, b, None, rule, d)[0]
 
     span = (min_loss(rest), max_loss(rest))
-    return _integrate(outer, inner, beta, inner_atoms(rest), span, rule, digits, outermost)
+    return _integrate(outer, inner, beta, inner_atoms(rest), span, rule, digits, outermost,
+                      inner_features(rest))
 
 
 def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, span, rule: int,
-               digits: int, outermost: bool = False):
+               digits: int, outermost: bool = False, features: Sequence = ()):
     """integral p1(y) inner(beta q1(y)/p1(y)) dy to ``digits`` relative digits, and the
     truncation bound.  ``span`` = (inf, sup) of the inner loss: where ln beta' lies outside
     it the integrand is p1 - beta q1 or 0 (closed form).  Pieces whose integrand is 10^-d
@@ -201,9 +271,10 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, span, rule: 
         return closed, truncation
     # lattice cuts closer than h to a singular point are dropped, so the pieces next to
     # one stay analytic on a neighbourhood of their own width
+    graded = _feature_cuts(one, lambda y: _score(one, y), beta, features, h, rule, singular)
     cuts = sorted({lo, hi} | {b for b in breaks if lo < b < hi}
-                  | {y for y in lattice[rule * PIECE // 2::PIECE]
-                     if all(abs(y - x) >= h for x in singular)})
+                  | {y for y in set(lattice[rule * PIECE // 2::PIECE]) | graded
+                     if lo < y < hi and all(abs(y - x) >= h for x in singular)})
     total = mp.zero
     for piece, (a, b) in enumerate(zip(cuts, cuts[1:])):
         progress.check()
