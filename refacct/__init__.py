@@ -3,16 +3,20 @@
 Exact (rational) and verified arbitrary-precision hockey-stick divergences
 H_alpha(P || Q), delta(eps) and eps(delta) for pairs of output distributions and their
 compositions; the ground truth fast accountants are checked against.
+
+``delta``, ``epsilon`` and ``hockey_stick`` are the front door (``refacct.api``): pairs,
+compositions, public mixtures, catalogue entries and shuffled entries, any number of steps,
+by any method (``"auto"``, ``"exact"``, ``"quadrature"``, ``"certified"``, ``"bracket"``).
 """
 from .distributions import Continuous, Discrete, Gaussian, Laplace, Mixture, mixture
-from .hockey import delta, epsilon, hockey_stick
+from .api import METHODS, delta, epsilon, hockey_stick
 from .pairs import Composition, Pair, PublicMixture
 from .result import DeltaResult, EpsilonResult
 
 __all__ = [
     "Continuous", "Discrete", "Gaussian", "Laplace", "Mixture", "mixture",
     "Pair", "Composition", "PublicMixture",
-    "hockey_stick", "delta", "epsilon",
+    "hockey_stick", "delta", "epsilon", "METHODS",
     "DeltaResult", "EpsilonResult",
 ]
 

@@ -3,6 +3,7 @@ catalogue entry (``Dominated``, or ``Shuffled`` for shuffling).  Dispatch only; 
 live in the scheme modules, shuffling in ``refacct.mechanisms.shuffle``."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional, Union
 
 from . import shuffle
@@ -51,7 +52,24 @@ def build(base: Base, sampling: str, relation: str, *, steps: int = 1,
           max_batch=None) -> Union[Dominated, "Shuffled"]:
     """The catalogue entry for ``base`` under ``sampling`` and ``relation``; ``group`` K > 1
     selects 003's group pairs (Poisson / WOR) or sensitivity K Delta (no sampling);
-    ``shuffle`` gives a ``Shuffled`` (lower bounds, not a pair)."""
+    ``shuffle`` gives a ``Shuffled`` (lower bounds, not a pair).
+
+    The entry's ``rebuild(k)`` is the same mechanism for ``k`` times as many steps, so that
+    ``refacct.delta(entry, eps, steps=T)`` can route T steps without building them
+    (``refacct.routing.route_entry``)."""
+    options = dict(group=group, q=q, n=n, batch=batch, p_sample=p_sample, max_batch=max_batch)
+    entry = _entry(base, sampling, relation, steps, **options)
+
+    def rebuild(k: int):
+        return build(base, sampling, relation, steps=steps * k, **options)
+    if isinstance(entry, Shuffled):
+        entry.rebuild = rebuild
+        return entry
+    return replace(entry, rebuild=rebuild)
+
+
+def _entry(base: Base, sampling: str, relation: str, steps: int, group, q, n, batch,
+           p_sample, max_batch) -> Union[Dominated, "Shuffled"]:
     if sampling not in SAMPLINGS:
         raise InputError(f"sampling must be one of {', '.join(SAMPLINGS)}, got {sampling!r}")
     if sampling == "shuffle":

@@ -22,9 +22,9 @@ With a single term the object is also a plain pair for ``refacct.delta`` / ``eps
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 
 from .. import hockey, progress
@@ -58,12 +58,15 @@ class Dominated:
     """A mechanism's privacy curve as max_i H(P_i || Q_i) over labelled ``terms``.
 
     ``description`` names the mechanism (base, sampling, relation, steps); ``bound`` is one
-    of ``BOUNDS``; ``provenance`` one or more ``Provenance`` records."""
+    of ``BOUNDS``; ``provenance`` one or more ``Provenance`` records; ``rebuild(k)``, when
+    set (``refacct.mechanisms.build``), is the same mechanism for k times as many steps."""
 
     description: str
     terms: Tuple[Tuple[str, hockey.PairLike], ...]
     bound: str
     provenance: Tuple[Provenance, ...]
+    rebuild: Optional[Callable[[int], "Dominated"]] = field(default=None, compare=False,
+                                                            repr=False)
 
     def __post_init__(self) -> None:
         if self.bound not in BOUNDS:

@@ -1,0 +1,176 @@
+"""The front door: delta(eps), eps(delta) and H_alpha of anything refacct computes, by any of
+its methods, with one result family.
+
+    >>> import refacct
+    >>> from refacct.mechanisms import build, gaussian
+    >>> dpsgd = build(gaussian(1), "poisson", "add-remove", q="1/1000")
+    >>> r = refacct.delta(dpsgd, 1, steps=1000)            # doctest: +SKIP
+    >>> r.lower, r.upper, r.proven, r.method                # doctest: +SKIP
+
+``x`` is
+* a pair: ``Pair``, ``Composition`` or ``PublicMixture`` (``refacct.pairs``), composed
+  ``steps`` times;
+* a catalogue entry (``refacct.mechanisms``: ``Dominated``), its curve the maximum over its
+  terms (001 Sec. 5); with ``steps`` = T > 1 the same mechanism run T times as many steps,
+  for entries built by ``refacct.mechanisms.build`` (which records how: ``rebuild``);
+* a shuffled entry (``Shuffled``: 002's lower bounds).
+
+``method``:
+* ``"auto"``: the rule of ``refacct.routing`` (exact PLD / closed forms / quadrature within
+  their step limits, a proven bracket beyond);
+* ``"exact"``: the exact PLD (discrete pairs only: exact rationals or exact forms); for a
+  shuffled entry, 002's exact pair (steps <= 3) instead of the eq. (7) bound;
+* ``"quadrature"``: the standard engines (``refacct.hockey``: closed forms, nested
+  quadrature, and the exact PLD for discrete factors) whatever the step count;
+* ``"certified"``: Arb enclosures (``refacct.certified``: one step and k = 2);
+* ``"bracket"``: a proven bracket (``refacct.brackets``; ``width``: relative for delta,
+  absolute in eps for eps(delta), default 1/100).
+
+Every result is a ``DeltaResult`` / ``EpsilonResult`` (catalogue entries: ``MechanismDelta``
+/ ``MechanismEpsilon``, with ``attained_by``, ``bound`` and ``terms``): ``value``,
+``lower``, ``upper``, ``abs_error``, ``verified_digits``, ``proven`` and ``method``.  A list
+of eps (or delta) gives a list of results; a bracket composes once for all of them.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from . import hockey, progress, routing
+from .errors import InputError, InputTypeError
+from .mechanisms import Dominated, Shuffled
+from .mechanisms import curves
+from .pairs import Composition, Pair, PublicMixture, steps as check_steps
+
+__all__ = ["METHODS", "delta", "epsilon", "hockey_stick", "route"]
+
+METHODS = ("auto", "exact", "quadrature", "certified", "bracket")
+
+
+def delta(x, eps, *, steps: int = 1, digits: int = 20, method: str = "auto",
+          width: object = None, time_limit: Optional[float] = None):
+    """delta(eps) = H_{e^eps} of ``x`` run ``steps`` times (001 Definition 4; the maximum
+    over a catalogue entry's terms), for one eps or a list (then a list of results), by
+    ``method`` (module docstring).  ``width``: a proven bracket's relative width;
+    ``time_limit``: seconds for all of them (``refacct.hockey``)."""
+    return _answer("delta", x, eps, steps, digits, method, width, time_limit)
+
+
+def epsilon(x, delta, *, steps: int = 1, digits: int = 20, method: str = "auto",
+            width: object = None, time_limit: Optional[float] = None):
+    """eps(delta), the smallest eps >= 0 with delta(eps) <= delta, of ``x`` run ``steps``
+    times, for one delta or a list; ``width``: a proven bracket's width in eps."""
+    return _answer("epsilon", x, delta, steps, digits, method, width, time_limit)
+
+
+def hockey_stick(x, alpha: object = None, *, eps: object = None, steps: int = 1,
+                 digits: int = 20, method: str = "auto", time_limit: Optional[float] = None):
+    """H_alpha of ``x`` run ``steps`` times (001 Definition 3), for exactly one of
+    ``alpha`` (a rational >= 0) and ``eps`` (alpha = e^eps).  Proven brackets and shuffled
+    entries answer eps only."""
+    if alpha is None:
+        if eps is None or isinstance(eps, (list, tuple)):
+            raise InputTypeError("give exactly one of alpha and eps (one value)")
+        return delta(x, eps, steps=steps, digits=digits, method=method, time_limit=time_limit)
+    if eps is not None:
+        raise InputTypeError("give exactly one of alpha and eps")
+    return _answer("alpha", x, alpha, steps, digits, method, None, time_limit)
+
+
+def route(x, steps: int = 1, method: str = "auto") -> routing.Route:
+    """What answers ``x`` run ``steps`` times by ``method``: the target and whether by a
+    proven bracket (``refacct.routing.Route``); InputError for a method ``x`` has not."""
+    if method not in METHODS:
+        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    T = check_steps(steps, "steps")
+    force = method == "bracket"
+    if isinstance(x, Shuffled):
+        if method not in ("auto", "exact"):
+            raise InputError(f"a shuffled entry (002's lower bounds) has the methods auto and "
+                             f"exact, not {method}")
+        return routing.Route(_more_steps(x, T), 1, False, f"method {method}")
+    if isinstance(x, Dominated):
+        if method in ("auto", "bracket"):
+            if T == 1:
+                return routing.route_pair(x, force)
+            return routing.route_entry(lambda k: _more_steps(x, k), T, force)
+        target = _more_steps(x, T)
+    elif isinstance(x, (Pair, Composition, PublicMixture)):
+        target = x if T == 1 else x ** T
+        if method in ("auto", "bracket"):
+            return routing.route_pair(target, force)
+    else:
+        raise InputTypeError(f"expected a Pair, Composition, PublicMixture, catalogue entry or "
+                             f"shuffled entry, got {type(x).__name__}")
+    if method == "exact" and routing.compositions(target)[1]:
+        raise InputError("method 'exact' needs discrete pairs (Discrete, randomized response); "
+                         "this one has a continuous factor: use 'quadrature' or 'certified'")
+    return routing.Route(target, 1, False, f"method {method}")
+
+
+def _more_steps(x, T: int):
+    """The catalogue or shuffled entry ``x`` run T times as many steps."""
+    if T == 1:
+        return x
+    rebuild = getattr(x, "rebuild", None)
+    if rebuild is None:
+        raise InputError("this catalogue entry does not know how to take more steps: give "
+                         "steps to its builder (e.g. poisson_subsampled(..., steps=T)) or build "
+                         "it with refacct.mechanisms.build")
+    return rebuild(T)
+
+
+def _answer(kind: str, x, values, steps, digits, method, width, time_limit):
+    many = isinstance(values, (list, tuple))
+    queries = list(values) if many else [values]
+    way = route(x, steps, method)
+    if width is not None and not way.bracket:
+        raise InputError("width sets the width of a proven bracket; this query goes to "
+                         f"{way.reason} (use method='bracket')")
+    with progress.deadline(time_limit):
+        if way.bracket:
+            if kind == "alpha":
+                raise InputError(f"H_alpha has no proven-bracket path ({way.reason}); ask for "
+                                 "delta at eps")
+            results = _bracketed(way, kind, queries, width)
+        else:
+            results = [_one(kind, way.target, q, digits, method)
+                       for q in progress.shared(queries)]
+    return results if many else results[0]
+
+
+def _bracketed(way: routing.Route, kind: str, queries: Sequence, width):
+    """Proven brackets for every query at once; the engine's refusal is bad input."""
+    try:
+        return routing.bracket(way, kind, queries, width)
+    except ValueError as exc:
+        raise InputError(f"proven-bracket path ({way.reason}): {exc}") from None
+
+
+def _one(kind: str, target, query, digits: int, method: str):
+    """One query by the standard engines, the certified ones or a shuffled entry's bounds."""
+    if isinstance(target, Shuffled):
+        if kind == "alpha":
+            raise InputError("a shuffled entry answers delta at eps and eps at delta, not H_alpha")
+        if kind == "delta":
+            return target.delta(query, digits=digits, exact=method == "exact")
+        return target.epsilon(query, digits=digits)
+    if method == "certified":
+        return _certified(kind, target, query, digits)
+    if isinstance(target, Dominated):
+        run = {"delta": curves.delta, "epsilon": curves.epsilon,
+               "alpha": curves.hockey_stick}[kind]
+        return run(target, query, digits=digits)
+    run = {"delta": hockey.delta, "epsilon": hockey.epsilon, "alpha": hockey.hockey_stick}[kind]
+    return run(target, query, digits=digits)
+
+
+def _certified(kind: str, target, query, digits: int):
+    """refacct.certified on a pair, or on each term of a catalogue entry (maximised)."""
+    from . import certified
+    run = {"delta": certified.delta, "epsilon": certified.epsilon,
+           "alpha": certified.hockey_stick}[kind]
+    if not isinstance(target, Dominated):
+        return run(target, query, digits=digits)
+    results = [(label, run(pair, query, digits=digits)) for label, pair in target.terms]
+    combine = curves.maximum_epsilon if kind == "epsilon" else curves.maximum
+    return combine(results, target.bound)
