@@ -33,7 +33,7 @@ of eps (or delta) gives a list of results; a bracket composes once for all of th
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence
 
 from . import hockey, progress, routing
 from .errors import InputError, InputTypeError
@@ -41,7 +41,7 @@ from .mechanisms import Dominated, Shuffled
 from .mechanisms import curves
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
 
-__all__ = ["METHODS", "delta", "epsilon", "hockey_stick", "route"]
+__all__ = ["METHODS", "delta", "epsilon", "hockey_stick", "route", "answer"]
 
 METHODS = ("auto", "exact", "quadrature", "certified", "bracket")
 
@@ -84,10 +84,13 @@ def route(x, steps: int = 1, method: str = "auto") -> routing.Route:
     T = check_steps(steps, "steps")
     force = method == "bracket"
     if isinstance(x, Shuffled):
+        if force:
+            raise InputError("shuffling has no proven-bracket path: its curve is 002's lower "
+                             "bound, not a pair")
         if method not in ("auto", "exact"):
             raise InputError(f"a shuffled entry (002's lower bounds) has the methods auto and "
                              f"exact, not {method}")
-        return routing.Route(_more_steps(x, T), 1, False, f"method {method}")
+        return routing.Route(_more_steps(x, T), 1, False, routing.STANDARD)
     if isinstance(x, Dominated):
         if method in ("auto", "bracket"):
             if T == 1:
@@ -104,7 +107,7 @@ def route(x, steps: int = 1, method: str = "auto") -> routing.Route:
     if method == "exact" and routing.compositions(target)[1]:
         raise InputError("method 'exact' needs discrete pairs (Discrete, randomized response); "
                          "this one has a continuous factor: use 'quadrature' or 'certified'")
-    return routing.Route(target, 1, False, f"method {method}")
+    return routing.Route(target, 1, False, f"{method} method")
 
 
 def _more_steps(x, T: int):
@@ -121,21 +124,28 @@ def _more_steps(x, T: int):
 
 def _answer(kind: str, x, values, steps, digits, method, width, time_limit):
     many = isinstance(values, (list, tuple))
-    queries = list(values) if many else [values]
     way = route(x, steps, method)
     if width is not None and not way.bracket:
         raise InputError("width sets the width of a proven bracket; this query goes to "
-                         f"{way.reason} (use method='bracket')")
+                         f"the {way.reason} (use method='bracket')")
+    if way.bracket and kind == "alpha":
+        raise InputError(f"H_alpha has no proven-bracket path ({way.reason}); ask for delta "
+                         "at eps")
     with progress.deadline(time_limit):
-        if way.bracket:
-            if kind == "alpha":
-                raise InputError(f"H_alpha has no proven-bracket path ({way.reason}); ask for "
-                                 "delta at eps")
-            results = _bracketed(way, kind, queries, width)
-        else:
-            results = [_one(kind, way.target, q, digits, method)
-                       for q in progress.shared(queries)]
+        results = answer(way, kind, list(values) if many else [values], digits=digits,
+                         method=method, width=width)
     return results if many else results[0]
+
+
+def answer(way: routing.Route, kind: str, queries: Sequence, *, digits: int = 20,
+           method: str = "auto", width: object = None) -> List:
+    """Results of ``queries`` ("delta": eps values, "epsilon": delta values, "alpha":
+    alpha values) on a ``route``: one proven-bracket composition for all of them, or the
+    engine ``method`` names for each (the command line routes first, to word its own
+    refusals, then asks here)."""
+    if way.bracket:
+        return _bracketed(way, kind, queries, width)
+    return [_one(kind, way.target, q, digits, method) for q in progress.shared(queries)]
 
 
 def _bracketed(way: routing.Route, kind: str, queries: Sequence, width):

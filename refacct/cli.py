@@ -50,11 +50,11 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from . import __version__, mechanisms, progress, routing
+from . import __version__, api, mechanisms, progress, routing
 from .errors import InputError, TimeLimitError
 from .exact import eps_parameter, positive, probability, rational
 from .exact_text import MAX_SHOWN_DIGITS, fraction_text, shown as exact_shown, size_text
-from .hockey import MAX_DIGITS, delta, epsilon, hockey_stick
+from .hockey import MAX_DIGITS
 from .reproduce import digits_text, render_markdown, render_text, run_all
 from .result import DeltaResult, EpsilonResult, directed_text, format_mpf, printed
 from .spec import SpecError, load_pair, load_pair_file, loads
@@ -233,9 +233,10 @@ _MECHANISM_ONLY = ("sigma", "scale", "p", "sensitivity", "q", "n", "batch", "p_s
                    "max_batch", "group")
 
 
-def _route(args) -> routing.Route:
-    """The pair of --pair or the catalogue entry of MECHANISM (exactly one of them), and
-    which engine answers (``refacct.routing``)."""
+def _route(args):
+    """(x, steps, method, route): the pair of --pair or the catalogue entry of MECHANISM
+    (exactly one of them), the method the flags ask, and what answers
+    (``refacct.api.route``, whose rule is ``refacct.routing``'s)."""
     if args.pair is None and args.mechanism is None:
         raise InputError("the following arguments are required: --pair (or a MECHANISM: "
                          f"{', '.join(mechanisms.FAMILIES)})")
@@ -252,18 +253,20 @@ def _route(args) -> routing.Route:
                 or args.exact_shuffle):
             raise InputError("mechanism options (--sampling, --q, ...) need a MECHANISM, "
                              "not --pair")
-        pair = _load(args.pair)
-        route = (routing.Route(pair, 1, False, "--certified") if args.certified
-                 else routing.route_pair(pair, args.bracket))
+        x, steps = _load(args.pair), 1
     else:
-        route = _mechanism_route(args)
-    if args.width is not None and not route.bracket:
+        x, steps = _mechanism(args), args.steps
+    method = ("certified" if args.certified else "bracket" if args.bracket
+              else "exact" if args.exact_shuffle else "auto")
+    way = api.route(x, steps, method)
+    if args.width is not None and not way.bracket:
         raise InputError("--width sets the width of a proven bracket; this query goes to the "
                          "standard engines (add --bracket)")
-    return route
+    return method, way
 
 
-def _mechanism_route(args) -> routing.Route:
+def _mechanism(args):
+    """The one-step catalogue entry of MECHANISM and its options (``mechanisms.build``)."""
     if args.exact_shuffle and args.sampling != "shuffle":
         raise InputError("--exact-shuffle needs --sampling shuffle")
     if args.steps > routing.MAX_STEPS:
@@ -273,65 +276,13 @@ def _mechanism_route(args) -> routing.Route:
                                      p=args.p, sensitivity=args.sensitivity)
     relation = args.relation or ("zero-out" if args.sampling in ("deterministic", "shuffle")
                                  else "add-remove")
-
-    def make(steps: int):
-        return mechanisms.build(base, args.sampling, relation, steps=steps,
-                                group=args.group, q=args.q, n=args.n, batch=args.batch,
-                                p_sample=args.p_sample, max_batch=args.max_batch)
-    if args.certified:
-        return routing.Route(make(args.steps), 1, False, "--certified")
-    return routing.route_entry(make, args.steps, args.bracket)
-
-
-def _bracketed(route: routing.Route, kind: str, queries: Sequence[str], width):
-    """Proven brackets for every query at once; the engine's refusal is bad input."""
-    try:
-        return routing.bracket(route, kind, queries, width)
-    except ValueError as exc:
-        raise InputError(f"proven-bracket path ({route.reason}): {exc}") from None
-
-
-def _certified(target):
-    """refacct.certified, for a plain pair target (``--certified``)."""
-    if isinstance(target, (mechanisms.Shuffled, mechanisms.Dominated)):
-        raise InputError("--certified takes --pair SPEC.json (a pair, composition or public "
-                         "mixture), not a catalogue mechanism")
-    from . import certified
-    return certified
-
-
-def _delta_of(target, key: str, query: str, digits: int, exact: bool = False,
-              certified: bool = False):
-    if certified:
-        module = _certified(target)
-        if key == "alpha":
-            return module.hockey_stick(target, alpha=query, digits=digits)
-        return module.delta(target, query, digits=digits)
-    if isinstance(target, mechanisms.Shuffled):
-        if key == "alpha":
-            raise InputError("--sampling shuffle takes --eps, not --alpha")
-        return target.delta(query, digits=digits, exact=exact)
-    if isinstance(target, mechanisms.Dominated):
-        if key == "alpha":
-            return mechanisms.hockey_stick(target, query, digits=digits)
-        return mechanisms.delta(target, query, digits=digits)
-    if key == "alpha":
-        return hockey_stick(target, alpha=query, digits=digits)
-    return delta(target, query, digits=digits)
-
-
-def _epsilon_of(target, query: str, digits: int, certified: bool = False):
-    if certified:
-        return _certified(target).epsilon(target, query, digits=digits)
-    if isinstance(target, mechanisms.Shuffled):
-        return target.epsilon(query, digits=digits)
-    if isinstance(target, mechanisms.Dominated):
-        return mechanisms.epsilon(target, query, digits=digits)
-    return epsilon(target, query, digits=digits)
+    return mechanisms.build(base, args.sampling, relation, group=args.group, q=args.q,
+                            n=args.n, batch=args.batch, p_sample=args.p_sample,
+                            max_batch=args.max_batch)
 
 
 def _cmd_delta(args) -> int:
-    route = _route(args)
+    method, way = _route(args)
     if args.alpha is not None:
         key, queries = "alpha", args.alpha
         for a in queries:  # check every query before the first (possibly slow) evaluation
@@ -341,14 +292,11 @@ def _cmd_delta(args) -> int:
         key, queries = "eps", args.eps
         for e in queries:
             eps_parameter(e)
-    if route.bracket and key == "alpha":
-        raise InputError(f"--alpha has no proven-bracket path ({route.reason}); ask --eps")
+    if way.bracket and key == "alpha":
+        raise InputError(f"--alpha has no proven-bracket path ({way.reason}); ask --eps")
     with progress.deadline(args.time_limit):
-        if route.bracket:
-            results = _bracketed(route, "delta", queries, args.width)
-        else:
-            results = [_delta_of(route.target, key, q, args.digits, args.exact_shuffle,
-                                 args.certified) for q in progress.shared(queries)]
+        results = api.answer(way, "alpha" if key == "alpha" else "delta", queries,
+                             digits=args.digits, method=method, width=args.width)
     _write_exact(args.exact_file, key, queries, results)
     records = [_delta_record(key, q, r, args.digits) for q, r in zip(queries, results)]
     value_name = "delta" if key == "eps" else "H_alpha"
@@ -359,15 +307,12 @@ def _cmd_delta(args) -> int:
 def _cmd_epsilon(args) -> int:
     if args.exact_shuffle:
         raise InputError("--exact-shuffle is for delta only")
-    route = _route(args)
+    method, way = _route(args)
     for d in args.delta:
         probability(d, "delta")
     with progress.deadline(args.time_limit):
-        if route.bracket:
-            results = _bracketed(route, "epsilon", args.delta, args.width)
-        else:
-            results = [_epsilon_of(route.target, d, args.digits, args.certified)
-                       for d in progress.shared(args.delta)]
+        results = api.answer(way, "epsilon", args.delta, digits=args.digits, method=method,
+                             width=args.width)
     _write_exact(args.exact_file, "delta_target", args.delta, results)
     records = [_epsilon_record(q, r, args.digits) for q, r in zip(args.delta, results)]
     _print(args, records, "delta_target", "eps", "eps")

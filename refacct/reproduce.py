@@ -34,7 +34,6 @@ changing the computation.
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -46,7 +45,7 @@ from mpmath import mp
 
 from . import __version__, mechanisms
 from .distributions import Discrete, Gaussian
-from .hockey import delta, epsilon, hockey_stick
+from .api import delta, epsilon, hockey_stick
 from .mechanisms.truncated_poisson import prob_no_truncation, q_trunc, q_trunc_sum
 from .pairs import Composition, Pair
 from .exact_text import shown
@@ -152,7 +151,7 @@ def lead(mech: "mechanisms.Dominated", winner: str, eps, digits: int) -> Derived
     """delta_winner(eps) - max over the other terms of delta_term(eps), for the terms of one
     catalogue entry (> 0: ``winner`` alone attains the maximum at eps).  The max of the
     others has the largest of their bounds (refacct.mechanisms.curves)."""
-    terms = dict(mechanisms.delta(mech, eps, digits=digits).terms)
+    terms = dict(delta(mech, eps, digits=digits).terms)
     mine = terms.pop(winner)
     best = max(terms.values(), key=lambda r: r.value)
     others = dataclasses.replace(best, abs_error=max(r.abs_error for r in terms.values()))
@@ -308,7 +307,7 @@ def _group_gain(K: int) -> Callable[[int], Derived]:
 
     def compute(digits: int) -> Derived:
         baseline = mechanisms.vadhan_delta(example, K, 1, digits=digits)
-        tight = mechanisms.delta(group, 1, digits=digits)
+        tight = delta(group, 1, digits=digits)
         return difference(baseline, tight, digits,
                           "Vadhan's K e^ε δ_1(ε/K) minus the MoG curve (003 Thm 3.1); "
                           + tight.method)
@@ -330,10 +329,8 @@ _TABLE1_DELTAS = ("1e-7", "1e-6", "1e-5", "1e-4")
 def _table1() -> tuple:
     """Proven eps brackets for the four deltas of 001 Table 1's Poisson column, from one
     composition per direction (``refacct.brackets``, both directions side by side)."""
-    from .brackets import epsilon_bracket
-    entry = mechanisms.poisson_subsampled(mechanisms.gaussian("0.8"), "1e-3", steps=1)
-    return tuple(epsilon_bracket(entry, list(_TABLE1_DELTAS), 10000,
-                                 workers=os.cpu_count() or 1))
+    entry = mechanisms.build(mechanisms.gaussian("0.8"), "poisson", "add-remove", q="1e-3")
+    return tuple(epsilon(entry, list(_TABLE1_DELTAS), steps=10000, method="bracket"))
 
 
 def _table1_row(i: int, printed: str) -> "Reproduction":

@@ -8,7 +8,8 @@ The rule counts the one-step factors of the largest term (its *compositions*):
 * only discrete factors: the exact PLD up to ``EXACT_MAX_STEPS`` = 10^4 compositions, a
   proven bracket beyond; a self-composition of one pair with two outcomes (binary
   randomized response: its PLD is walked, never stored, ``engines.discrete.BinomialPLD``)
-  stays exact up to ``MAX_STEPS`` (10^5 steps: about 5 s per query);
+  stays exact up to ``MAX_STEPS`` (10^5 steps: about 5 s per query), and so does one whose
+  PLD has a single atom of finite positive ratio (its k-fold PLD has at most three atoms);
 * a continuous factor: quadrature up to ``QUADRATURE_MAX_STEPS`` = 3 compositions (three
   steps of a Gaussian mixture already take minutes at 20 digits), a proven bracket beyond;
   products of Gaussian shifts (the Gaussian mechanism without sampling) are one Gaussian
@@ -103,14 +104,17 @@ def _limit(x, continuous: bool) -> int:
 
 
 def _binary(pair) -> bool:
-    """Is ``pair`` a self-composition of one discrete pair whose one-step PLD has two atoms
-    of finite positive ratio (the walked binomial PLD)?"""
+    """Is ``pair`` a self-composition of one discrete pair whose k-fold PLD stays small at
+    any k: one-step atoms of finite positive ratio two and nothing else (the walked
+    binomial PLD), or at most one (its powers are one atom; those of ratio 0 or inf stay
+    0 or inf)?"""
     from .engines.discrete import pld_of_pair
     factors = _factors(pair) if isinstance(pair, (Pair, Composition)) else ()
     if len(factors) != 1:
         return False
     one = pld_of_pair(factors[0][0].P, factors[0][0].Q)
-    return one.size == 2 and all(p and q for p, q in one.atoms)
+    finite = sum(1 for p, q in one.atoms if p and q)
+    return finite <= 1 or (one.size == 2 and finite == 2)
 
 
 def needs_bracket(x, steps: int = 1) -> bool:

@@ -262,8 +262,14 @@ def test_cli_certified(tmp_path, capsys):
     assert record["proven"] is True and record["method"].startswith("certified")
     with mp.workdps(40):
         assert abs(mp.mpf(record["delta"]) - shift_delta(mp.sqrt(2), mp.one)) < mp.mpf(10) ** -18
-    assert main(["delta", "gaussian", "--sigma", "1", "--eps", "1", "--certified"]) == 2
-    assert "--certified takes --pair" in capsys.readouterr().err
+    # a catalogue mechanism: its terms (add, remove) certified and maximised; both are the
+    # shift N(1,1) vs N(0,1)
+    assert main(["delta", "gaussian", "--sigma", "1", "--eps", "1", "--certified",
+                 "--json"]) == 0
+    (record,) = json.loads(capsys.readouterr().out)
+    assert record["proven"] is True
+    with mp.workdps(40):
+        assert abs(mp.mpf(record["delta"]) - shift_delta(mp.one, mp.one)) < mp.mpf(10) ** -18
 
 
 # --- the shared Arb helpers (refacct.engines.arb) ---------------------------------------------

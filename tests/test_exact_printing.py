@@ -208,7 +208,7 @@ def test_internal_error_exits_1_bad_input_exits_2(capsys, monkeypatch, error, st
     """An injected failure inside the computation: only InputError is the user's."""
     def failing(*args, **kwargs):
         raise error
-    monkeypatch.setattr(refacct.cli, "_delta_of", failing)
+    monkeypatch.setattr(refacct.cli.api, "answer", failing)
     got, out, err = run(capsys, "delta", "gaussian", "--sigma", "1", "--eps", "1")
     assert got == status
     assert words in err and "Traceback" not in err
@@ -218,7 +218,7 @@ def test_internal_error_exits_1_bad_input_exits_2(capsys, monkeypatch, error, st
 def test_debug_shows_the_internal_error(monkeypatch):
     def failing(*args, **kwargs):
         raise ValueError("boom")
-    monkeypatch.setattr(refacct.cli, "_delta_of", failing)
+    monkeypatch.setattr(refacct.cli.api, "answer", failing)
     with pytest.raises(ValueError, match="boom"):
         main(["delta", "gaussian", "--sigma", "1", "--eps", "1", "--debug"])
     with pytest.raises(ValueError, match="boom"):

@@ -33,7 +33,7 @@ def test_the_campaign_counts_what_goes_wrong(monkeypatch):
 
     def boom(*args, **kwargs):
         raise KeyError("boom")
-    monkeypatch.setattr(refacct.cli, "_delta_of", boom)
+    monkeypatch.setattr(refacct.cli.api, "answer", boom)
     status, _, err = fuzz._cli(["delta", "gaussian", "--sigma", "1", "--eps", "1"])
     assert fuzz._judge_cli(status, err)[0] == "traceback"
     assert fuzz._judge_cli(2, "refacct: error: something is wrong")[0] == "unnamed"

@@ -10,8 +10,8 @@ With ``--write`` the recomputed references replace the stored ones (the only way
 enter ``cases.json``).  ``--quick`` skips the cases marked slow (the proven brackets of
 many steps among them: about 10 s to a minute each).
 
-Each case is computed by the route of ``refacct.routing``: the standard engines, or for many
-steps a proven bracket (``refacct.brackets``, at the case's ``bracket_width``; one
+Each case is computed through the front door (``refacct.api``) by the route of
+``refacct.routing``: the standard engines, or for many steps a proven bracket (``refacct.brackets``, at the case's ``bracket_width``; one
 composition serves all of a case's queries of one kind).
 
 A stored value is the decimal string of refacct's value at the case's ``digits``; its
@@ -31,18 +31,15 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import mpmath
 
-from .. import routing
+from .. import api
 from ..exact import rational
 from ..exact_text import fraction_text
-from ..mechanisms import delta, epsilon, hockey_stick
 from ..result import directed_text, format_mpf, round_decimal
 from .cases import (Case, Query, Reference, case_from_json, catalogue_path, read_catalogue,
                     select, show_reference)
 
 __all__ = ["compute", "compute_all", "reference_json", "drift", "recompute", "main",
            "round_decimal", "round_up", "directed_text"]
-
-_RUN = {"delta": delta, "epsilon": epsilon, "alpha": hockey_stick}
 
 
 def compute(case: Case, query: Query):
@@ -51,16 +48,16 @@ def compute(case: Case, query: Query):
 
 
 def compute_all(case: Case, queries: Optional[Sequence[Query]] = None) -> List:
-    """refacct's results for ``queries`` (default: all of the case's), in order, by the
-    route of ``refacct.routing`` (module docstring)."""
+    """refacct's results for ``queries`` (default: all of the case's), in order, through the
+    front door (``refacct.api``, whose route is ``refacct.routing``'s: module docstring)."""
     queries = case.queries if queries is None else list(queries)
-    route = routing.route_entry(case.entry, case.steps)
-    if not route.bracket:
-        return [_RUN[q.kind](route.target, q.at, digits=case.digits) for q in queries]
+    way = api.route(case.entry(1), case.steps)
+    if not way.bracket:
+        return [api.answer(way, q.kind, [q.at], digits=case.digits)[0] for q in queries]
     results: Dict[int, object] = {}
     for kind in sorted({q.kind for q in queries}):
         chosen = [i for i, q in enumerate(queries) if q.kind == kind]
-        found = routing.bracket(route, kind, [queries[i].at for i in chosen], case.bracket_width)
+        found = api.answer(way, kind, [queries[i].at for i in chosen], width=case.bracket_width)
         results.update(zip(chosen, found))
     return [results[i] for i in range(len(queries))]
 
