@@ -1,0 +1,86 @@
+"""refacct.accountants.DpAccountant: dp_accounting's own accountant contract (its abstract
+test class, run on refacct's accountant), and values against closed forms and exact
+rationals."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+from mpmath import mp
+
+dpa = pytest.importorskip("dp_accounting")
+contract = pytest.importorskip("dp_accounting.privacy_accountant_test")
+
+from refacct.accountants import DpAccountant  # noqa: E402
+from refacct.accountants.vocabulary import decimal  # noqa: E402
+
+from conftest import balle_wang  # noqa: E402
+
+RELATIONS = list(dpa.NeighboringRelation)
+
+
+class TestDpAccountantContract(contract.PrivacyAccountantTest):
+    """dp_accounting's contract: unsupported events refused naming the subevent, no events
+    give 0, no-ops change nothing, non-private events give eps = inf and delta = 1."""
+
+    def _make_test_accountants(self):
+        return [DpAccountant(relation) for relation in RELATIONS]
+
+
+def test_gaussian_steps_are_balle_wang():
+    """GaussianDpEvent(1) composed 4 times, and the product of GaussianDpEvent(1) x 2 with
+    GaussianDpEvent(2) x 4 (a shift with mu^2 = 2 + 4/4 = 3): delta(1) is Balle and Wang's
+    closed form (arXiv:1805.06530, Thm 8), returned as the float at or above it."""
+    one = DpAccountant().compose(dpa.GaussianDpEvent(1.0), 4)
+    mixed = DpAccountant().compose(dpa.GaussianDpEvent(1.0), 2).compose(
+        dpa.GaussianDpEvent(2.0), 4)
+    with mp.workdps(40):
+        for acc, mu in ((one, 2), (mixed, mp.sqrt(3))):
+            truth = balle_wang(1, mu)
+            got = acc.get_delta(1.0)
+            assert got >= truth and got - truth <= 1e-15 * truth
+            assert acc.delta_result(1.0).lower <= truth <= acc.delta_result(1.0).upper
+
+
+def test_randomized_response_exact():
+    """RandomizedResponseDpEvent(noise 1/2, 2 buckets) reports the bit with p = 3/4; two
+    steps under REPLACE_ONE: delta(0) is the total variation of the two binomial laws,
+    (9 - 1) / 16 = 1/2 exactly."""
+    acc = DpAccountant(dpa.NeighboringRelation.REPLACE_ONE)
+    acc.compose(dpa.RandomizedResponseDpEvent(noise_parameter=0.5, num_buckets=2), 2)
+    assert acc.delta_result(0).exact == Fraction(1, 2)
+    assert acc.get_delta(0.0) == 0.5
+
+
+def test_monotone_in_steps_and_proven_beyond_quadrature():
+    """eps(1e-5) of the Poisson-subsampled Gaussian (q = 1/100, sigma = 1) cannot fall as
+    steps are added (dropping a step is post-processing); at 1000 steps the result is a
+    proven bracket."""
+    event = dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0))
+    acc, previous = DpAccountant(), 0.0
+    for count in (1, 1, 8, 990):
+        acc.compose(event, count)
+        eps = acc.get_epsilon(1e-5)
+        assert eps >= previous
+        previous = eps
+    result = acc.epsilon_result(1e-5)
+    assert result.proven and result.upper <= previous
+
+
+def test_floats_are_read_as_the_decimals_written():
+    assert decimal(0.1) == Fraction(1, 10) and decimal(1e-5) == Fraction(1, 100000)
+
+
+def test_what_has_no_dominating_pair_is_refused():
+    """WOR under substitution mixes the orders of the steps (001 Sec. 7): alone it is
+    rebuilt for T steps, but it has no term-by-term product with another event; zCDP events
+    have no pair at all."""
+    acc = DpAccountant(dpa.NeighboringRelation.REPLACE_ONE)
+    acc.compose(dpa.SampledWithoutReplacementDpEvent(100, 10, dpa.GaussianDpEvent(1.0)), 2)
+    assert acc.get_delta(1.0) > 0
+    assert not acc.supports(dpa.GaussianDpEvent(2.0))
+    with pytest.raises(dpa.UnsupportedEventError):
+        acc.compose(dpa.GaussianDpEvent(2.0))
+    assert not DpAccountant().supports(dpa.ZCDpEvent(0.1))
+    assert math.isinf(DpAccountant().compose(dpa.NonPrivateDpEvent()).get_epsilon(0.5))
