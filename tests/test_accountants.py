@@ -84,3 +84,33 @@ def test_what_has_no_dominating_pair_is_refused():
         acc.compose(dpa.GaussianDpEvent(2.0))
     assert not DpAccountant().supports(dpa.ZCDpEvent(0.1))
     assert math.isinf(DpAccountant().compose(dpa.NonPrivateDpEvent()).get_epsilon(0.5))
+
+
+def _round_trips(case) -> bool:
+    """Unit sensitivity, p >= 1/2, and every parameter a decimal that a float gives back."""
+    keys = [k for k in ("sigma", "scale", "p", "q", "p_sample")
+            if k in case.mechanism or k in case.sampling]
+    return (case.param("sensitivity") == 1 and case.group == 1
+            and case.scheme in ("none", "poisson", "truncated-poisson")
+            and all(decimal(float(case.param(k))) == case.param(k) for k in keys)
+            and (case.family != "rr" or case.param("p") >= Fraction(1, 2)))
+
+
+def test_one_vocabulary_both_ways():
+    """Every validation case the dp_accounting adapter writes as an event (vocabulary.event_of)
+    reads back (vocabulary.leaves / entry_of, what DpAccountant does) as the case's own
+    catalogue entry: the same pairs, composed as many times."""
+    from refacct.accountants.vocabulary import entry_of, event_of, leaves
+    from refacct.validation import load_cases
+    checked = 0
+    for case in load_cases():
+        found = event_of(case)
+        if found is None or not _round_trips(case):
+            continue
+        event, relation = found
+        ((leaf, steps),) = leaves(event, 1)
+        back = entry_of(leaf, relation).rebuild(steps)
+        assert [pair for _, pair in back.terms] == [pair for _, pair in case.entry().terms], \
+            case.name
+        checked += 1
+    assert checked >= 10

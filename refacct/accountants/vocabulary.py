@@ -16,19 +16,26 @@ Events (dp_accounting 0.4+):
 * ``SelfComposedDpEvent``, ``ComposedDpEvent``, ``NoOpDpEvent``, ``NonPrivateDpEvent``.
 Relations: ADD_OR_REMOVE_ONE = add-remove, REPLACE_ONE = substitution (replace-one for
 truncated Poisson), REPLACE_SPECIAL = zero-out.
+
+The other way, ``event_of(case)`` writes a validation case as dp_accounting's event (the
+validation adapters' query), parameters as the nearest floats.
 """
 from __future__ import annotations
 
 from fractions import Fraction
+from math import comb
 from typing import List, Tuple
 
 from ..errors import InputError
 from ..mechanisms import build, gaussian, laplace, randomized_response
 
-__all__ = ["RELATIONS", "NON_PRIVATE", "Unsupported", "decimal", "leaves", "entry_of"]
+__all__ = ["RELATIONS", "NON_PRIVATE", "Unsupported", "decimal", "leaves", "entry_of",
+           "event_of"]
 
 RELATIONS = {"ADD_OR_REMOVE_ONE": "add-remove", "REPLACE_ONE": "substitution",
              "REPLACE_SPECIAL": "zero-out"}
+_NAMES = {"add-remove": "ADD_OR_REMOVE_ONE", "zero-out": "REPLACE_SPECIAL",
+          "substitution": "REPLACE_ONE", "replace-one": "REPLACE_ONE"}
 NON_PRIVATE = "non-private"
 
 
@@ -102,3 +109,69 @@ def _base(event):
     if name == "RandomizedResponseDpEvent" and event.num_buckets == 2:
         return randomized_response(1 - decimal(event.noise_parameter) / 2)
     raise Unsupported(event, f"{name} has no dominating pair in refacct's catalogue")
+
+
+# --- the other way: a catalogue case as dp_accounting's event (validation adapters) ---------
+
+def _noise(case, key: str) -> float:
+    return float(case.param(key) / case.param("sensitivity"))
+
+
+def event_of(case):
+    """(dp_accounting event, NeighboringRelation name) for a validation case (or any
+    object with its ``family``, ``scheme``, ``relation``, ``steps``, ``group`` and
+    ``param``), or None when dp_accounting has no event for it; imports dp_accounting."""
+    from dp_accounting import dp_event as dpa
+    relation = _NAMES.get(case.relation)
+    base = _base_event(case, dpa)
+    if relation is None or base is None:
+        return None
+    if case.scheme == "deterministic":
+        return base, relation
+    return dpa.SelfComposedDpEvent(base, case.steps), relation
+
+
+def _base_event(case, dpa):
+    """The one-step event, or None."""
+    family, scheme = case.family, case.scheme
+    if family == "rr":
+        return _randomized_response(case, dpa) if scheme == "none" else None
+    if scheme == "wor":
+        return None
+    if family == "laplace":
+        inner = dpa.LaplaceDpEvent(_noise(case, "scale"))
+        return inner if scheme == "none" else _poisson(case, inner, dpa) if scheme == "poisson" else None
+    if case.group != 1:
+        return _mixture_of_gaussians(case, dpa) if scheme == "poisson" else None
+    inner = dpa.GaussianDpEvent(_noise(case, "sigma"))
+    if scheme in ("none", "deterministic"):
+        return inner
+    if scheme == "poisson":
+        return _poisson(case, inner, dpa)
+    return dpa.TruncatedSubsampledGaussianDpEvent(
+        int(case.param("n")), float(case.param("p_sample")), int(case.param("max_batch")),
+        _noise(case, "sigma"))
+
+
+def _randomized_response(case, dpa):
+    """Binary randomized response reporting the true bit with probability p: dp_accounting's
+    event with num_buckets = 2 reports it with 1 - noise/2, so noise = 2 min(p, 1 - p); the
+    event is defined for REPLACE_ONE / REPLACE_SPECIAL only."""
+    if case.relation not in ("replace-one", "substitution"):
+        return None
+    p = case.param("p")
+    return dpa.RandomizedResponseDpEvent(noise_parameter=float(2 * min(p, 1 - p)),
+                                         num_buckets=2)
+
+
+def _poisson(case, inner, dpa):
+    return dpa.PoissonSampledDpEvent(float(case.param("q")), inner)
+
+
+def _mixture_of_gaussians(case, dpa):
+    """003 Thm 3.1: sensitivity K' ~ Binom(K, q) in units of Delta."""
+    K, q, delta_ = case.group, case.param("q"), case.param("sensitivity")
+    probs = [comb(K, j) * q ** j * (1 - q) ** (K - j) for j in range(K + 1)]
+    return dpa.MixtureOfGaussiansDpEvent(float(case.param("sigma")),
+                                         [float(j * delta_) for j in range(K + 1)],
+                                         [float(p) for p in probs])

@@ -1,6 +1,7 @@
 """Adapter for Google's ``dp_accounting`` (PLD and RDP accountants).
 
-Cases map to dp_accounting's own events (``dp_event``) and neighbouring relations:
+Cases map to dp_accounting's own events (``dp_event``) and neighbouring relations by
+``refacct.accountants.vocabulary.event_of``, the same vocabulary ``DpAccountant`` reads back:
 
     gaussian, none, k steps          SelfComposedDpEvent(GaussianDpEvent(sigma / Delta), k)
     gaussian, deterministic          GaussianDpEvent(sigma / Delta), once (002 Prop. 3.1:
@@ -29,9 +30,9 @@ does not expose it).
 from __future__ import annotations
 
 import importlib.util
-from math import comb
 from typing import List
 
+from ...accountants.vocabulary import event_of
 from ..cases import Case, Query
 from . import Accountant, fft_noise_floor, float_knobs
 
@@ -39,8 +40,6 @@ __all__ = ["importable", "accountants", "event_of", "KNOBS"]
 
 KNOBS = {"value_discretization_interval": 1e-4, "log_mass_truncation_bound": -50.0,
          "tail_mass_truncation": 1e-15}
-_RELATIONS = {"add-remove": "ADD_OR_REMOVE_ONE", "zero-out": "REPLACE_SPECIAL",
-              "substitution": "REPLACE_ONE", "replace-one": "REPLACE_ONE"}
 
 
 def importable() -> bool:
@@ -55,68 +54,6 @@ def accountants(**knobs) -> List[Accountant]:
             Accountant("dp_accounting.pld-optimistic", "lower", lambda c: _pld_optimistic(c, k), k,
                        fft_noise_floor),
             Accountant("dp_accounting.rdp", "upper", _rdp_accountant, {})]
-
-
-def _noise(case: Case, key: str) -> float:
-    return float(case.param(key) / case.param("sensitivity"))
-
-
-def event_of(case: Case):
-    """(dp_accounting event, NeighboringRelation name) for ``case``, or None."""
-    from dp_accounting import dp_event as dpa
-    relation = _RELATIONS.get(case.relation)
-    base = _base_event(case, dpa)
-    if relation is None or base is None:
-        return None
-    if case.scheme == "deterministic":
-        return base, relation
-    return dpa.SelfComposedDpEvent(base, case.steps), relation
-
-
-def _base_event(case: Case, dpa):
-    """The one-step event, or None."""
-    family, scheme = case.family, case.scheme
-    if family == "rr":
-        return _randomized_response(case, dpa) if scheme == "none" else None
-    if scheme == "wor":
-        return None
-    if family == "laplace":
-        inner = dpa.LaplaceDpEvent(_noise(case, "scale"))
-        return inner if scheme == "none" else _poisson(case, inner, dpa) if scheme == "poisson" else None
-    if case.group != 1:
-        return _mixture_of_gaussians(case, dpa) if scheme == "poisson" else None
-    inner = dpa.GaussianDpEvent(_noise(case, "sigma"))
-    if scheme in ("none", "deterministic"):
-        return inner
-    if scheme == "poisson":
-        return _poisson(case, inner, dpa)
-    return dpa.TruncatedSubsampledGaussianDpEvent(
-        int(case.param("n")), float(case.param("p_sample")), int(case.param("max_batch")),
-        _noise(case, "sigma"))
-
-
-def _randomized_response(case: Case, dpa):
-    """Binary randomized response reporting the true bit with probability p: dp_accounting's
-    event with num_buckets = 2 reports it with 1 - noise/2, so noise = 2 min(p, 1 - p); the
-    event is defined for REPLACE_ONE / REPLACE_SPECIAL only."""
-    if case.relation not in ("replace-one", "substitution"):
-        return None
-    p = case.param("p")
-    return dpa.RandomizedResponseDpEvent(noise_parameter=float(2 * min(p, 1 - p)),
-                                         num_buckets=2)
-
-
-def _poisson(case: Case, inner, dpa):
-    return dpa.PoissonSampledDpEvent(float(case.param("q")), inner)
-
-
-def _mixture_of_gaussians(case: Case, dpa):
-    """003 Thm 3.1: sensitivity K' ~ Binom(K, q) in units of Delta."""
-    K, q, delta_ = case.group, case.param("q"), case.param("sensitivity")
-    probs = [comb(K, j) * q ** j * (1 - q) ** (K - j) for j in range(K + 1)]
-    return dpa.MixtureOfGaussiansDpEvent(float(case.param("sigma")),
-                                         [float(j * delta_) for j in range(K + 1)],
-                                         [float(p) for p in probs])
 
 
 def _answer(get_delta, get_epsilon):
