@@ -84,7 +84,7 @@ from fractions import Fraction
 from mpmath import mp
 
 from refacct import mechanisms
-from refacct.brackets import delta_bracket, epsilon_bracket
+import refacct
 from refacct.sweep import sweep
 
 STEPS = 2000
@@ -96,18 +96,20 @@ GRID = Fraction(1, 4)
 
 def group_bracket(sigma: str, group: int, q: str, steps: int, delta: str):
     """(lower, upper, term attaining the max, seconds) of the tight group eps(delta)."""
-    entry = mechanisms.group_poisson(mechanisms.gaussian(sigma), q, group)
+    entry = mechanisms.build(mechanisms.gaussian(sigma), "poisson", "add-remove", q=q,
+                             group=group)
     start = time.perf_counter()
-    r = epsilon_bracket(entry, delta, steps)
+    r = refacct.epsilon(entry, delta, steps=steps, method="bracket")
     return r.lower, r.upper, r.attained_by, f"{time.perf_counter() - start:.0f}"
 
 
 def example_curve(sigma: str, q: str, steps: int, eps: list):
     """([(lower, upper)] of the example-level delta_1(eps) for every eps, seconds): one
     composition of the catalogue entry (add and remove terms maximised)."""
-    entry = mechanisms.poisson_subsampled(mechanisms.gaussian(sigma), q)
+    entry = mechanisms.build(mechanisms.gaussian(sigma), "poisson", "add-remove", q=q)
     start = time.perf_counter()
-    ends = [(r.lower, r.upper) for r in delta_bracket(entry, eps, steps, rel_width="1/10")]
+    ends = [(r.lower, r.upper) for r in refacct.delta(entry, eps, steps=steps, method="bracket",
+                                                      width="1/10")]
     return ends, f"{time.perf_counter() - start:.0f}"
 
 

@@ -19,6 +19,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import refacct  # noqa: E402
 from refacct import mechanisms  # noqa: E402
 from refacct.result import format_mpf, printed  # noqa: E402, F401 (format_mpf: for the notebooks)
 
@@ -113,12 +114,12 @@ def entry(family: str, width: str, sampling: str, relation: str, steps: int, **p
 def curve_delta(eps: str, digits: int, **query):
     """delta(eps) of the catalogue entry ``entry(**query)``: a MechanismDelta with every
     term's result."""
-    return mechanisms.delta(entry(**query), eps, digits=digits)
+    return refacct.delta(entry(**query), eps, digits=digits)
 
 
 def curve_epsilon(delta: str, digits: int, **query):
     """eps(delta) of ``entry(**query)``: a MechanismEpsilon."""
-    return mechanisms.epsilon(entry(**query), delta, digits=digits)
+    return refacct.epsilon(entry(**query), delta, digits=digits)
 
 
 def curves(points: Iterable[dict], **fixed) -> list:

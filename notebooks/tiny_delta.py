@@ -122,7 +122,7 @@ from fractions import Fraction
 import mpmath
 
 from refacct import mechanisms
-from refacct.brackets import delta_bracket
+import refacct
 from refacct.sweep import sweep
 
 SGD_SIGMA, SGD_Q, SGD_STEPS, WIDTH = "1", "1/100", 100, Fraction(1, 20)
@@ -133,9 +133,9 @@ DELTAS = [Fraction(1, 10 ** k) for k in EXPONENTS]
 def delta_grid(eps: list, sigma: str, q: str, steps: int):
     """([(lower, upper)] proven ends of delta(eps) for every eps of the list, seconds), from
     one composition of the catalogue entry (add and remove terms maximised)."""
-    entry = mechanisms.poisson_subsampled(mechanisms.gaussian(sigma), q)
+    entry = mechanisms.build(mechanisms.gaussian(sigma), "poisson", "add-remove", q=q)
     start = time.perf_counter()
-    ends = [(r.lower, r.upper) for r in delta_bracket(entry, eps, steps)]
+    ends = [(r.lower, r.upper) for r in refacct.delta(entry, eps, steps=steps, method="bracket")]
     return ends, f"{time.perf_counter() - start:.1f}"
 
 

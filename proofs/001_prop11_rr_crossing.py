@@ -25,7 +25,8 @@ import itertools
 from fractions import Fraction as F
 
 from _common import claim, done
-from refacct.mechanisms import hockey_stick, poisson_subsampled, randomized_response
+from refacct import hockey_stick
+from refacct.mechanisms import poisson_subsampled, randomized_response
 
 
 def enumerated(p: F, gamma: F, k: int, alpha: F):

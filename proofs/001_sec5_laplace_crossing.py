@@ -15,7 +15,8 @@ their bounds: add > remove at a, add < remove at b, each decided by the bounds.
 from __future__ import annotations
 
 from _common import claim, done, separated, shown
-from refacct.mechanisms import delta, laplace, poisson_subsampled
+from refacct import delta
+from refacct.mechanisms import laplace, poisson_subsampled
 from refacct.mechanisms.curves import switch_point
 from refacct.result import format_mpf
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from _common import claim, done, separated, shown
-from refacct.mechanisms import delta, laplace, wor_subsampled
+from refacct import delta
+from refacct.mechanisms import laplace, wor_subsampled
 from refacct.mechanisms.curves import switch_point
 from refacct.result import format_mpf
 

@@ -21,7 +21,6 @@ from fractions import Fraction as F
 
 from _common import claim, done, locations, poisson_batches, shown, sum_law, width
 from refacct import Gaussian, Pair, delta, mixture
-from refacct.mechanisms import delta as curve_delta
 from refacct.mechanisms import gaussian, group_poisson
 
 
@@ -41,7 +40,7 @@ def check(K: int, q: F, sigma: F) -> None:
     for eps in ("1/2", "2"):
         mine = max((delta(enumerated, eps, digits=15), delta(enumerated.swap(), eps, digits=15)),
                    key=lambda r: r.value)
-        theirs = curve_delta(group_poisson(gaussian(sigma), q, K, "add-remove"), eps, digits=15)
+        theirs = delta(group_poisson(gaussian(sigma), q, K, "add-remove"), eps, digits=15)
         claim(abs(mine.value - theirs.value) <= mine.abs_error + theirs.abs_error,
               f"K = {K}, q = {q}: delta({eps}) of the enumerated mechanism "
               f"{shown(mine)} = the catalogue's {shown(theirs)}",
