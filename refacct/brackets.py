@@ -4,10 +4,10 @@ For a one-step pair (P, Q) with privacy-loss distribution omega and T steps,
 
     delta_T(eps) = E[(1 - e^{eps - (L_1 + ... + L_T)})_+]      (001 Sec. 2, Defs. 3-5)
 
-is bracketed by the same expectation under two lattice measures (``engines.lattice``):
+is bracketed by the same expectation under two lattice measures (``engines.lattice.lattice``):
 a mean-preserving spread of omega in u = e^{-L} (upper; the connect-the-dots
 discretisation of Doroshenko et al., cited in 001) and a mean-preserving contraction
-(lower), with every one-step mass an Arb ball (``engines.loss_cells``), composed by Arb
+(lower), with every one-step mass an Arb ball (``engines.lattice.loss_cells``), composed by Arb
 polynomial products with rigorous radii, tails moved to +inf (upper) or dropped (lower).
 Both ends are mathematical bounds, not estimates: the bracket ``[lower, upper]`` contains
 the true value, and the result says so with ``proven=True``.
@@ -21,9 +21,9 @@ Inputs: a ``Pair``; a ``PublicMixture`` of one-step pairs (004 truncated Poisson
 (``refacct.mechanisms``) built with ``steps=1``, whose terms are bracketed separately and
 maximised (001 Sec. 5).  One-step pairs: Gaussian mixtures with one sigma and a monotone
 loss, Laplace mixtures with one scale and a single location on one side
-(``engines.loss_cells``), and discrete pairs.  A discrete pair whose loss atoms are all
+(``engines.lattice.loss_cells``), and discrete pairs.  A discrete pair whose loss atoms are all
 multiples of one logarithm (randomized response) is composed on its own lattice instead
-(``engines.aligned``): no discretisation, the bracket is the Arb rounding alone.
+(``engines.lattice.aligned``): no discretisation, the bracket is the Arb rounding alone.
 """
 from __future__ import annotations
 
@@ -37,10 +37,10 @@ import flint
 import mpmath
 from mpmath import mp
 
-from .engines import lattice
-from .engines.aligned import AlignedLoss, aligned_loss
+from .engines.lattice import lattice
+from .engines.lattice.aligned import AlignedLoss, aligned_loss
 from .engines.arb import all_cores, arb_ends, fork_is_safe
-from .engines.loss_cells import Cells, _fraction_mid, one_step_cells
+from .engines.lattice.loss_cells import Cells, _fraction_mid, one_step_cells
 from . import guards, progress
 from .exact import eps_parameter, positive, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
@@ -116,7 +116,7 @@ class _Plan:
 
 @dataclass
 class _AlignedPlan:
-    """A discrete loss on its own lattice ln b * Z (``engines.aligned``) at ``prec`` bits."""
+    """A discrete loss on its own lattice ln b * Z (``engines.lattice.aligned``) at ``prec`` bits."""
 
     loss: AlignedLoss
     prec: int

@@ -7,12 +7,12 @@ verified digits (two independent evaluations agree), this module reports *proven
 result's ``enclosure`` = (lower, upper) are the exact ends of an Arb ball that contains the
 true value, ``value`` its midpoint, ``abs_error`` its radius, ``proven=True``.
 
-* One step (``engines.arb_onestep``): the crossings of p = alpha q are certified
+* One step (``engines.certified.arb_onestep``): the crossings of p = alpha q are certified
   (../shared/NUMERICS.md, "Counting the crossings": exact signs of the exponential-sum
   coefficients, the generalised Descartes bound and Rolle isolation for Gaussians, one
   closed-form root per piece between locations for Laplace), and H is a sum of Arb tail
   masses.
-* k = 2 (``engines.arb_composed``): H = integral p1(y) H_{alpha q1(y)/p1(y)}(P2 || Q2) dy
+* k = 2 (``engines.certified.arb_composed``): H = integral p1(y) H_{alpha q1(y)/p1(y)}(P2 || Q2) dy
   (NUMERICS, "Composition") by Arb's rigorous integration on segments where the integrand is
   analytic, the rest bounded explicitly.
 
@@ -43,9 +43,9 @@ from .result import DeltaResult, EpsilonResult
 
 from .engines import arb as _arb
 from .engines.arb import arb, flint
-from .engines.arb_composed import composed_hockey
-from .engines.arb_onestep import CertifiedPair, GaussianPair, certified_pair
-from .engines.expsum import ExactBeta
+from .engines.certified.arb_composed import composed_hockey
+from .engines.certified.arb_onestep import CertifiedPair, GaussianPair, certified_pair
+from .engines.certified.expsum import ExactBeta
 from .errors import InputError
 
 __all__ = ["hockey_stick", "delta", "epsilon"]

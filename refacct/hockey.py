@@ -5,13 +5,13 @@ alpha in [0, inf); delta(eps) = H_{e^eps} (Definition 4 for a fixed pair); eps(d
 smallest eps >= 0 with delta(eps) <= delta.
 
 Dispatch (one engine per kind of pair, ``refacct.engines``):
-* every factor discrete: exact PLD (``engines.discrete``); rational alpha gives an exact
+* every factor discrete: exact PLD (``engines.exact.discrete``); rational alpha gives an exact
   ``Fraction``, alpha = e^eps the exact form A - e^eps B, eps(delta) = ln((A - delta) / B);
-* one continuous step: closed-form crossings and tail masses (``engines.onestep``);
+* one continuous step: closed-form crossings and tail masses (``engines.quadrature.onestep``);
 * more continuous steps, mixed products, discrete x continuous: nested quadrature
-  (``engines.composed``);
+  (``engines.quadrature.composed``);
 a ``PublicMixture`` is the weighted sum of its terms.  Continuous values carry the bound
-of ``engines.verify.two_evaluations``.
+of ``engines.quadrature.verify.two_evaluations``.
 
 ``time_limit`` (seconds): attempts of rising accuracy, each a bound that holds: a proven
 bracket (``refacct.brackets``, default width, where it takes the pair), the engines at
@@ -29,11 +29,13 @@ from typing import Optional, Tuple, Union
 import mpmath
 from mpmath import mp
 
-from .engines import composed, discrete
-from .engines.shift import hockey_shift, shift_squared
+from .engines.quadrature import composed
+
+from .engines.exact import discrete
+from .engines.quadrature.shift import hockey_shift, shift_squared
 from . import brackets, guards, progress
-from .engines.onestep import onestep, resolution_bits, supports
-from .engines.verify import two_evaluations
+from .engines.quadrature.onestep import onestep, resolution_bits, supports
+from .engines.quadrature.verify import two_evaluations
 from .exact import MAX_ABS_EPS, eps_parameter, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, as_public_mixture
 from .result import DeltaResult, EpsilonResult, midpoint_radius, time_limited

@@ -7,13 +7,13 @@ The rule counts the one-step factors of the largest term (its *compositions*):
 
 * only discrete factors: the exact PLD up to ``EXACT_MAX_STEPS`` = 10^4 compositions, a
   proven bracket beyond; a self-composition of one pair with two outcomes (binary
-  randomized response: its PLD is walked, never stored, ``engines.discrete.BinomialPLD``)
+  randomized response: its PLD is walked, never stored, ``engines.exact.discrete.BinomialPLD``)
   stays exact up to ``MAX_STEPS`` (10^5 steps: about 5 s per query), and so does one whose
   PLD has a single atom of finite positive ratio (its k-fold PLD has at most three atoms);
 * a continuous factor: quadrature up to ``QUADRATURE_MAX_STEPS`` = 3 compositions (three
   steps of a Gaussian mixture already take minutes at 20 digits), a proven bracket beyond;
   products of Gaussian shifts (the Gaussian mechanism without sampling) are one Gaussian
-  shift in closed form (``engines.shift``) up to ``MAX_STEPS``;
+  shift in closed form (``engines.quadrature.shift``) up to ``MAX_STEPS``;
 * never more than ``MAX_STEPS`` = 10^5 compositions (the brackets' range).
 
 ``force=True`` (``--bracket``) takes the bracket whatever the count.
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Callable, List, Sequence, Tuple
 
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
-from .engines.shift import shift_squared
+from .engines.quadrature.shift import shift_squared
 from .errors import InputError, InputTypeError
 
 __all__ = ["MAX_STEPS", "QUADRATURE_MAX_STEPS", "EXACT_MAX_STEPS", "MAX_MIXED_STEPS",
@@ -108,7 +108,7 @@ def _binary(pair) -> bool:
     any k: one-step atoms of finite positive ratio two and nothing else (the walked
     binomial PLD), or at most one (its powers are one atom; those of ratio 0 or inf stay
     0 or inf)?"""
-    from .engines.discrete import pld_of_pair
+    from .engines.exact.discrete import pld_of_pair
     factors = _factors(pair) if isinstance(pair, (Pair, Composition)) else ()
     if len(factors) != 1:
         return False

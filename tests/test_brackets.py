@@ -10,7 +10,7 @@ Oracles, independent of the lattice engines under test:
   N(mu, 1) vs N(0, 1) with mu = Delta sqrt(T) / sigma (002 Prop. 3.1, Balle-Wang;
   ``conftest.balle_wang``) and the Laplace shift pair's one-step H (``conftest.laplace_H``);
 * exact rationals: randomized response composed 1000 (10^4, slow) times by the exact PLD
-  engine (``refacct.engines.discrete``: atoms with Fraction masses);
+  engine (``refacct.engines.exact.discrete``: atoms with Fraction masses);
 * the numbers printed in 001 Table 1 (001_e18e95dcc7e0aa4a.txt, Sec. 6) and the peers'
   values of the "dispute" case (dp_accounting, prv_accountant, when installed).
 """
@@ -27,7 +27,7 @@ import refacct  # noqa: E402
 from conftest import balle_wang, laplace_H, mpq  # noqa: E402
 from refacct import Discrete, Gaussian, Laplace, Mixture, Pair, PublicMixture  # noqa: E402
 from refacct.brackets import delta_bracket, epsilon_bracket  # noqa: E402
-from refacct.engines.aligned import common_base  # noqa: E402
+from refacct.engines.lattice.aligned import common_base  # noqa: E402
 from refacct.mechanisms import (delta as mech_delta, epsilon as mech_epsilon,  # noqa: E402
                                 gaussian, group_poisson, poisson_subsampled,
                                 truncated_poisson, wor_subsampled)

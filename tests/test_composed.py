@@ -1,4 +1,4 @@
-"""Compositions with continuous factors (refacct.engines.composed, nested quadrature).
+"""Compositions with continuous factors (refacct.engines.quadrature.composed, nested quadrature).
 
 Oracles: the Balle-Wang closed form for Gaussian shift products (PLDs of Gaussian shift pairs
 are Gaussian and add under composition); for Laplace the privacy-loss distribution derived
@@ -13,7 +13,7 @@ import pytest
 from mpmath import mp
 
 from refacct import Discrete, Gaussian, Laplace, Mixture, Pair, delta, epsilon, hockey_stick
-from refacct.engines.composed import hockey_composed
+from refacct.engines.quadrature.composed import hockey_composed
 
 from conftest import (assert_verified, balle_wang, gaussian_H, laplace_H, masses, mpq,
                       oracle_agree, upper_tail)
@@ -213,7 +213,7 @@ def test_gaussian_laplace_product(eps):
     (G1, L1, gauss_laplace_oracle), (L1, G1, gauss_laplace_oracle),
 ], ids=["G1-G2", "G2-G1", "G1-L1", "L1-G1"])
 def test_hockey_composed_both_integration_orders(first, second, oracle_fn):
-    """refacct.engines.composed.hockey_composed integrates over the *first* factor with the
+    """refacct.engines.quadrature.composed.hockey_composed integrates over the *first* factor with the
     second in closed form; both orders must give the closed-form value at the working
     precision (35 digits here; the result is (value, truncation bound))."""
     oracle, oerr = oracle_fn(Fraction(1, 2))
@@ -297,7 +297,7 @@ def test_symmetry_identity_two_steps(pair, alpha):
     Poisson-subsampled pairs of 001 Sec. 5 (add direction vs remove direction), and 004
     Thm 3.3's r = 2 zero-out pair (a 1/25 mixture against a 1/25 mixture: the inner H bends
     over a loss interval ~ 0.03 wide; 6 verified digits before the graded cuts of
-    ``engines.composed._feature_cuts``)."""
+    ``engines.quadrature.composed._feature_cuts``)."""
     a = Fraction(alpha)
     lhs = hockey_stick(pair ** 2, alpha=a)
     rhs = hockey_stick(pair.swap() ** 2, alpha=1 / a)

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from mpmath import mp
 
 from refacct import Discrete, Pair, delta, epsilon, hockey_stick
-from refacct.engines import discrete as engine
+from refacct.engines.exact import discrete as engine
 
 from conftest import (assert_verified, brute_AB, brute_delta_mpf, brute_H, mpq,
                       product_table, ratio_exceeds_exp)

@@ -141,7 +141,8 @@ def test_gaussian_against_laplace_a_million_scales_away(b):
 def test_a_wrong_crossing_isolation_is_refused(monkeypatch):
     """Inject the failure of issue 17 (the region p > alpha q taken inverted): both
     evaluations agree, the coarse lower bound does not, and the result is refused."""
-    from refacct.engines import crossings, onestep
+    from refacct.engines.quadrature import crossings
+    from refacct.engines.quadrature import onestep
     original = crossings.general_positive_intervals
 
     def inverted(P, Q, alpha, alpha_exact=None):

@@ -1,4 +1,4 @@
-"""One continuous step (refacct.engines.onestep): Gaussian and Laplace mixtures against
+"""One continuous step (refacct.engines.quadrature.onestep): Gaussian and Laplace mixtures against
 closed forms derived in the docstrings, the Balle-Wang formula (002 Prop. 3.1), and direct
 mp.quad of (p - alpha q)_+ with independently located crossings (conftest.quad_hockey)."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from mpmath import mp
 
 from refacct import Gaussian, Laplace, Mixture, Pair, delta, epsilon, hockey_stick
-from refacct.engines.onestep import exp_sum_roots, onestep
+from refacct.engines.quadrature.onestep import exp_sum_roots, onestep
 
 from conftest import (assert_verified, balle_wang, gaussian_H, laplace_H, mpq,
                       oracle_agree, quad_hockey, upper_tail)

@@ -32,7 +32,7 @@ def shift(mu, s) -> Pair:
 
 @pytest.fixture(params=["closed form", "quadrature"])
 def engine(request, monkeypatch):
-    """Both engines on the Gaussian products: the closed form of ``engines.shift`` (one
+    """Both engines on the Gaussian products: the closed form of ``engines.quadrature.shift`` (one
     shift with mu^2 = sum m_i^2), and the nested quadrature that issue 19 is about, with
     the recognition of shift products turned off."""
     if request.param == "quadrature":
@@ -92,7 +92,7 @@ def test_three_gaussian_factors(factors, eps, engine):
 @pytest.mark.slow
 def test_four_gaussian_factors_through_the_cli(tmp_path, capsys):
     """Four factors (m = 1 each, scales 1e-2 .. 1e3): the command line answers with the
-    Gaussian shift closed form (engines.shift: one shift with mu^2 = 4), and with --bracket
+    Gaussian shift closed form (engines.quadrature.shift: one shift with mu^2 = 4), and with --bracket
     a proven bracket; both must hold the closed form with m = 2, computed here."""
     factors = [(1, 1), (10, 10), (F(1, 100), F(1, 100)), (1000, 1000)]
     spec = {"P": [{"gaussian": {"mean": str(mu), "sigma": str(s)}} for mu, s in factors],

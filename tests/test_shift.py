@@ -1,4 +1,4 @@
-"""Products of Gaussian shift pairs in closed form (refacct.engines.shift): against the
+"""Products of Gaussian shift pairs in closed form (refacct.engines.quadrature.shift): against the
 Balle-Wang closed form written independently in conftest (002 Sec. 3, Prop. 3.1), with
 mu^2 summed by hand, and against the nested quadrature engine (a second method)."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from mpmath import mp
 
 from conftest import balle_wang, mpq
 from refacct import Gaussian, Pair, delta, epsilon, hockey_stick, routing
-from refacct.engines import composed
+from refacct.engines.quadrature import composed
 
 SHIFT = Pair(Gaussian(1, 1), Gaussian(0, 1))
 

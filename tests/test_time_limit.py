@@ -5,7 +5,7 @@ Oracles: the Balle-Wang closed form (conftest) for N(1, 1) vs N(0, 1) composed 3
 which is N(sqrt 3, 1) vs N(0, 1); 001 App. B.1's 11/48 for randomized response.  The
 20-digit quadrature of k = 3 takes close to a minute on any machine, so a few seconds'
 limit always cuts it short.  A product of Gaussian shifts is otherwise one shift in closed
-form (``engines.shift``, milliseconds): every test here turns that recognition off
+form (``engines.quadrature.shift``, milliseconds): every test here turns that recognition off
 (``_quadrature``), so that the slow engines run on a pair whose truth is known.
 """
 from __future__ import annotations

@@ -1,3 +1,9 @@
-"""Engines: exact discrete (``discrete``), one continuous step (``onestep``), and
-compositions by quadrature (``composed``); ``verify`` holds the two-evaluation error
-bounds they share."""
+"""The four ways refacct computes, one subpackage each:
+
+* ``exact``: exact rationals (discrete pairs, their PLDs and compositions);
+* ``quadrature``: mpmath at verified precision (closed-form steps, nested quadrature, error
+  bounds from two independent evaluations);
+* ``certified``: Arb enclosures (proven one- and two-step values);
+* ``lattice``: proven brackets for many compositions;
+
+and ``arb``, the Arb ball helpers they share."""

@@ -88,7 +88,7 @@ from mpmath import mp
 
 from .. import guards
 from ..distributions import erfc
-from ..engines.verify import two_evaluations
+from ..engines.quadrature.verify import two_evaluations
 from ..exact import eps_parameter, positive, probability, rational, to_mpf
 from ..hockey import _digits, _illinois
 from ..result import DeltaResult, EpsilonResult

@@ -43,11 +43,11 @@ from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 from mpmath import mp
 
-from .. import progress
-from ..distributions import numeric
-from ..exact import to_mpf
-from ..pairs import Pair
-from . import discrete
+from ... import progress
+from ...distributions import numeric
+from ...exact import to_mpf
+from ...pairs import Pair
+from ..exact import discrete
 from .onestep import _score, onestep
 
 __all__ = ["hockey_composed", "inner_atoms", "max_loss"]

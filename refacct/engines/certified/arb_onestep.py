@@ -5,7 +5,7 @@ I where p > beta q of P(I) - beta Q(I).  ../shared/NUMERICS.md, "Counting the cr
 
 * Gaussian mixtures with one sigma: p - beta q = phi_sigma(y) s(y), s(y) = sum_i c_i
   e^{lam_i y}, lam_i = mu_i / sigma^2, c_i = (w_i^P - beta w_i^Q) e^{-mu_i^2 / 2 sigma^2}.
-  The signs of the c_i are exact (``engines.expsum``); by the generalised Descartes rule s
+  The signs of the c_i are exact (``engines.certified.expsum``); by the generalised Descartes rule s
   has at most V real roots, V the sign changes of (c_i).  V <= 1: the one root of a
   two-term sum is ln(-c_0 / c_1) / (lam_1 - lam_0), a ball.  V >= 2: Rolle recursion --
   between consecutive sign changes of s' (isolated recursively as balls, on each of which
@@ -23,7 +23,7 @@ from the true root to m changes P(I) - beta Q(I) by the integral of p - beta q o
 at most that (second order in rad(Y), since p - beta q vanishes at the root).
 
 ``CertifiedPair.inner`` gives H_beta as an analytic function of a complex ball beta on a
-range of beta where the crossing structure is fixed (the integrand of ``engines.arb_composed``).
+range of beta where the crossing structure is fixed (the integrand of ``engines.certified.arb_composed``).
 """
 from __future__ import annotations
 
@@ -32,12 +32,12 @@ from fractions import Fraction
 from functools import cmp_to_key
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
-from ..distributions import Continuous
-from ..pairs import Pair
-from .arb import acb, arb, balls, flint, mass, pdf, to_arb
+from ...distributions import Continuous
+from ...pairs import Pair
+from ..arb import acb, arb, balls, flint, mass, pdf, to_arb
 from .expsum import BallBeta, ExactBeta, ExpSum
-from .onestep import _signed_weights, by_family
-from ..errors import InputError
+from ..quadrature.onestep import _signed_weights, by_family
+from ...errors import InputError
 
 __all__ = ["CertifiedPair", "certified_pair", "Root"]
 

@@ -15,7 +15,7 @@ the working precision.  The lattice step is the ball ln b, not a rational 2^-m: 
 points x_j = j ln b are exact as mathematical values and enclosed by balls.
 
 ``b`` is found from the exponent vectors of the ratios over a coprime base of their
-numerators and denominators (``engines.discrete.coprime_base``): it exists when all
+numerators and denominators (``engines.exact.discrete.coprime_base``): it exists when all
 vectors are integer multiples of one primitive vector.
 """
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import flint
 
-from .arb import to_arb
-from .discrete import coprime_base, exponents
+from ..arb import to_arb
+from ..exact.discrete import coprime_base, exponents
 from .lattice import Measure, Window, power
 from .loss_cells import DiscreteLoss
 

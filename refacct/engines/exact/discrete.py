@@ -27,10 +27,10 @@ from typing import Dict, Iterable, List, Optional, Tuple
 import flint
 from mpmath import mp
 
-from .. import progress
-from ..distributions import Discrete
-from ..exact import count_vectors, quotient_mpf, to_mpf
-from .arb import arb_ends
+from ... import progress
+from ...distributions import Discrete
+from ...exact import count_vectors, quotient_mpf, to_mpf
+from ..arb import arb_ends
 
 __all__ = ["PLD", "BinomialPLD", "pld_of_pair", "compose", "mix", "ratio_exceeds_exp", "coprime_base",
            "exponents"]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Dict, Tuple
 
-from .arb import arb, flint, to_arb
+from ..arb import arb, flint, to_arb
 
 __all__ = ["ExpSum", "ExactBeta", "BallBeta", "SIGN_PREC_LIMIT"]
 

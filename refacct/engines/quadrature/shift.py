@@ -21,9 +21,9 @@ from typing import Iterable, Optional, Tuple
 
 from mpmath import mp
 
-from ..distributions import Gaussian
-from ..exact import to_mpf
-from ..pairs import Pair
+from ...distributions import Gaussian
+from ...exact import to_mpf
+from ...pairs import Pair
 
 __all__ = ["shift_squared", "hockey_shift"]
 

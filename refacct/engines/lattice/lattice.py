@@ -10,7 +10,7 @@ f_eps(sum L_i) = (1 - e^eps prod u_i)_+ is convex in each u_i.  Hence (Jensen, o
 coordinate at a time, by independence):
 
 * **upper**: replacing omega by a mean-preserving spread in u can only raise delta_T for
-  every eps.  Cell (x_j, x_{j+1}] of mass P_j and u-mass Q_j (``engines.loss_cells``) is
+  every eps.  Cell (x_j, x_{j+1}] of mass P_j and u-mass Q_j (``engines.lattice.loss_cells``) is
   spread onto its ends, D_j / (v_j - v_{j+1}) to x_{j+1} and S_j / (v_j - v_{j+1}) to x_j,
   where v_j = e^{-x_j}, D_j = v_j P_j - Q_j >= 0, S_j = Q_j - v_{j+1} P_j >= 0: the
   "connect-the-dots" discretisation of Doroshenko et al. (cited in 001), here derived from
@@ -41,7 +41,7 @@ from typing import List, Tuple
 
 import flint
 
-from .arb import to_arb
+from ..arb import to_arb
 from .loss_cells import Cells, _fraction_mid
 
 __all__ = ["Measure", "Window", "upper_measure", "lower_measure", "product", "power", "support", "delta_of",
@@ -53,7 +53,7 @@ class Measure:
     """Masses ``coeffs[i]`` at x = (offset + i) h and ``infinite`` at +inf (balls), for one
     side ("upper" / "lower") of a bracket."""
 
-    h: object  # Fraction (2^-m), or a ball (engines.aligned)
+    h: object  # Fraction (2^-m), or a ball (engines.lattice.aligned)
     offset: int
     coeffs: List
     infinite: object
@@ -279,7 +279,7 @@ def power(m: Measure, T: int, w: Window) -> Measure:
 
 def delta_of(m: Measure, eps: Fraction):
     """E_m[(1 - e^{eps - x})_+] + m(+inf) as a ball: delta(eps) of the measure.  The step
-    h is a rational, or a ball (``engines.aligned``: then a point whose ball meets eps
+    h is a rational, or a ball (``engines.lattice.aligned``: then a point whose ball meets eps
     counts (1 - e^{eps - x})_+ as the ball [0, its upper end])."""
     e = to_arb(eps)
     if isinstance(m.h, Fraction):

@@ -5,7 +5,7 @@ x_j = j h (h = 2^-m) the cells C_j = (x_j, x_{j+1}] carry
 
     P_j = P(L in C_j),        Q_j = Q(L in C_j) = E_P[e^{-L}; L in C_j],
 
-and two tails: (P, Q) of {L <= x_lo} and of {L > x_hi}.  ``refacct.engines.lattice``
+and two tails: (P, Q) of {L <= x_lo} and of {L > x_hi}.  ``refacct.engines.lattice.lattice``
 turns them into lattice measures that bound the privacy-loss distribution from above and
 below; only (P_j, Q_j) are needed, because delta(eps) = E_P[(1 - e^{eps - L})_+] depends on
 the law of L under P alone and E_P[e^{-L}; C] = Q(C) (001 Sec. 2, Definitions 3-5).
@@ -41,10 +41,10 @@ from typing import List, Optional, Sequence, Tuple
 
 import flint
 
-from ..distributions import Continuous
-from .arb import laplace_lower, laplace_upper, to_arb
-from .onestep import by_family
-from ..errors import InputError
+from ...distributions import Continuous
+from ..arb import laplace_lower, laplace_upper, to_arb
+from ..quadrature.onestep import by_family
+from ...errors import InputError
 
 __all__ = ["Cells", "LossEnd", "MonotoneLoss", "GaussianLoss", "LaplaceLoss", "DiscreteLoss",
            "loss_of", "one_step_cells", "add_cells"]
@@ -444,10 +444,10 @@ def _fraction_mid(ball) -> Fraction:
 
 class DiscreteLoss:
     """The privacy loss of a discrete pair: atoms at x = ln(p/q) with exact masses
-    (``engines.discrete.pld_of_pair``); an atom with q = 0 is the loss +inf."""
+    (``engines.exact.discrete.pld_of_pair``); an atom with q = 0 is the loss +inf."""
 
     def __init__(self, P, Q) -> None:
-        from .discrete import pld_of_pair
+        from ..exact.discrete import pld_of_pair
         pld = pld_of_pair(P, Q)
         self.atoms = []   # (ratio, P-mass, Q-mass), finite positive ratios
         self.infinite = Fraction(0)

@@ -44,8 +44,8 @@ from typing import List, Sequence, Tuple
 
 from mpmath import iv, mp
 
-from ..distributions import Continuous, Gaussian
-from ..exact import to_mpf
+from ...distributions import Continuous, Gaussian
+from ...exact import to_mpf
 
 __all__ = ["general_positive_intervals", "bracketed_root"]
 

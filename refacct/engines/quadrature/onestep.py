@@ -14,7 +14,7 @@ every interval mass computed from the tail on its own side (../shared/NUMERICS.m
   two outer pieces p / q is constant (an atom of the privacy loss).
 
 Other families (different sigmas or scales, Gaussian with Laplace) go through the
-interval-arithmetic root isolation of ``engines.crossings``.
+interval-arithmetic root isolation of ``engines.quadrature.crossings``.
 
 Resolution.  A crossing near a location m of a component of width s must be placed to a
 fraction of s, which takes log2(|m| / s) bits beyond the digits wanted (2 + 1e-300 is 2
@@ -30,10 +30,10 @@ from typing import List, Optional, Sequence, Tuple
 
 from mpmath import mp
 
-from ..distributions import Continuous, Gaussian, Laplace, numeric
-from ..exact import to_mpf
-from ..errors import InputError
-from ..guards import cut_points
+from ...distributions import Continuous, Gaussian, Laplace, numeric
+from ...exact import to_mpf
+from ...errors import InputError
+from ...guards import cut_points
 from .crossings import bracketed_root, general_positive_intervals
 
 __all__ = ["OneStep", "onestep", "supports", "by_family", "resolution_bits",
@@ -199,7 +199,7 @@ class OneStep:
     def __call__(self, alpha, alpha_exact: Optional[Fraction] = None):
         """H_alpha(P || Q) at the working precision (alpha an mpf >= 0).  ArithmeticError
         when crossings left unresolved at the resolution of the precision (see
-        ``engines.crossings``) could change the value by more than 2^-prec relative."""
+        ``engines.quadrature.crossings``) could change the value by more than 2^-prec relative."""
         if alpha == 0:
             return mp.one
         intervals, unresolved = self._intervals(alpha, alpha_exact)

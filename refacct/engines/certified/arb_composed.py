@@ -39,8 +39,8 @@ from typing import List, Optional
 
 import mpmath
 
-from ..exact import rational
-from .arb import acb, arb, arb_ends, arb_mid_rad, mass, pdf, to_arb
+from ...exact import rational
+from ..arb import acb, arb, arb_ends, arb_mid_rad, mass, pdf, to_arb
 from .arb_onestep import CertifiedPair, Root
 from .expsum import ExactBeta
 

@@ -1,0 +1,4 @@
+"""mpmath at verified precision: one continuous step in closed form (``onestep``, with the
+root isolation of mixed families in ``crossings``), Gaussian shift products in closed form
+(``shift``), compositions by nested quadrature (``composed``) and the two-evaluation error
+bounds they share (``verify``)."""
