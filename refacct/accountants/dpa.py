@@ -51,7 +51,7 @@ class DpAccountant(privacy_accountant.PrivacyAccountant):
             return self.CompositionErrorDetails(invalid_event=event, error_message=why)
         if do_compose:
             for leaf, n, entry in found:
-                self._ledger_of_pairs.add(leaf, entry, n)
+                self._ledger_of_pairs.add(repr(leaf), entry, n)  # events may hold lists
         return None
 
     def delta_result(self, target_epsilon: float):

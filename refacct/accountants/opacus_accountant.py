@@ -17,9 +17,8 @@ from __future__ import annotations
 from opacus.accountants.accountant import IAccountant
 
 from .. import api
-from ..mechanisms import build, gaussian
 from .ledger import Ledger
-from .vocabulary import decimal
+from .vocabulary import opacus_entry
 
 __all__ = ["OpacusAccountant"]
 
@@ -47,13 +46,11 @@ class OpacusAccountant(IAccountant):
         return "refacct"
 
     def ledger(self) -> Ledger:
-        """The history as catalogue entries: Poisson q = sample_rate, Gaussian
-        sigma = noise_multiplier, add-remove, one entry per distinct step."""
+        """The history as catalogue entries (``vocabulary.opacus_entry``), one per
+        distinct step."""
         out = Ledger(digits=self.digits, width=self.width)
         for sigma, q, steps in self.history:
-            entry = (None if sigma == 0 and q else
-                     build(gaussian(decimal(sigma)), "poisson", "add-remove", q=decimal(q)))
-            out.add((sigma, q), entry, steps)
+            out.add((sigma, q), opacus_entry(sigma, q), steps)
         return out
 
     def get_epsilon(self, delta: float, *args, **kwargs) -> float:

@@ -13,6 +13,8 @@ Events (dp_accounting 0.4+):
 * ``PoissonSampledDpEvent(q, E)``, ``SampledWithoutReplacementDpEvent(n, b, E)`` for E one
   of the above: Poisson sampling with rate q, sampling b of n without replacement;
 * ``TruncatedSubsampledGaussianDpEvent(n, p, B, z)``: 004's truncated Poisson sampling;
+* ``MixtureOfGaussiansDpEvent(sigma, [s_i], [p_i])``: sensitivity s_i with probability p_i
+  (003's group privacy), add-remove and zero-out;
 * ``SelfComposedDpEvent``, ``ComposedDpEvent``, ``NoOpDpEvent``, ``NonPrivateDpEvent``.
 Relations: ADD_OR_REMOVE_ONE = add-remove, REPLACE_ONE = substitution (replace-one for
 truncated Poisson), REPLACE_SPECIAL = zero-out.
@@ -24,19 +26,28 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import comb
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
+from ..distributions import Gaussian, mixture
 from ..errors import InputError
-from ..mechanisms import build, gaussian, laplace, randomized_response
+from ..mechanisms import (Dominated, Provenance, build, gaussian, laplace,
+                          randomized_response)
+from ..mechanisms.relations import directions
+from ..pairs import Pair
 
 __all__ = ["RELATIONS", "NON_PRIVATE", "Unsupported", "decimal", "leaves", "entry_of",
-           "event_of"]
+           "event_of", "opacus_entry", "opacus_history_of"]
 
 RELATIONS = {"ADD_OR_REMOVE_ONE": "add-remove", "REPLACE_ONE": "substitution",
              "REPLACE_SPECIAL": "zero-out"}
 _NAMES = {"add-remove": "ADD_OR_REMOVE_ONE", "zero-out": "REPLACE_SPECIAL",
           "substitution": "REPLACE_ONE", "replace-one": "REPLACE_ONE"}
 NON_PRIVATE = "non-private"
+
+
+_MOG = Provenance("dp_accounting's MixtureOfGaussiansDpEvent: the pair (sum_i p_i "
+                  "N(s_i, sigma^2), N(0, sigma^2)) and its swap (003 Sec. 3)",
+                  "003_e3be10c9628f5bf4.txt", "Sec. 3")
 
 
 class Unsupported(Exception):
@@ -89,6 +100,8 @@ def entry_of(event, relation: str):
         if name == "SampledWithoutReplacementDpEvent":
             return build(_base(event.event), "wor", rel, n=int(event.source_dataset_size),
                          batch=int(event.sample_size))
+        if name == "MixtureOfGaussiansDpEvent":
+            return _mixture_of_gaussians_entry(event, rel)
         if name == "TruncatedSubsampledGaussianDpEvent":
             return build(gaussian(decimal(event.noise_multiplier)), "truncated-poisson",
                          "replace-one" if rel == "substitution" else rel,
@@ -97,6 +110,25 @@ def entry_of(event, relation: str):
         return build(_base(event), "none", rel)
     except InputError as exc:
         raise Unsupported(event, f"not in refacct's catalogue: {exc}") from None
+
+
+def _mixture_of_gaussians_entry(event, rel: str):
+    """dp_accounting's mixture of Gaussians (sensitivity s_i with probability p_i, noise
+    sigma; 003 Sec. 3): the add pair (N(0, sigma^2), sum_i p_i N(s_i, sigma^2)) in both
+    directions, for add-remove and zero-out (the relations dp_accounting defines it for)."""
+    if rel not in ("add-remove", "zero-out"):
+        raise Unsupported(event, "a mixture of Gaussians is defined for ADD_OR_REMOVE_ONE and "
+                                 "REPLACE_SPECIAL only")
+    sigma = decimal(event.standard_deviation)
+    mog = mixture([(decimal(p), Gaussian(decimal(s), sigma))
+                   for s, p in zip(event.sensitivities, event.sampling_probs)])
+    add = Pair(Gaussian(0, sigma), mog)
+
+    def make(steps: int) -> Dominated:
+        return Dominated(f"mixture of Gaussians {mog!r} vs N(0, {sigma}^2), {rel}, "
+                         f"{steps} step(s)", directions(add, rel, steps), "tight", (_MOG,),
+                         rebuild=make)
+    return make(1)
 
 
 def _base(event):
@@ -111,7 +143,35 @@ def _base(event):
     raise Unsupported(event, f"{name} has no dominating pair in refacct's catalogue")
 
 
-# --- the other way: a catalogue case as dp_accounting's event (validation adapters) ---------
+def opacus_entry(noise_multiplier: float, sample_rate: float):
+    """One Opacus step (DP-SGD with Poisson sampling, add-or-remove): the catalogue's
+    Poisson-subsampled Gaussian, sigma = noise_multiplier, q = sample_rate (no sampling at
+    q = 1); None for a non-private step (no noise)."""
+    if noise_multiplier == 0:
+        return None
+    base = gaussian(decimal(noise_multiplier))
+    if sample_rate == 1:
+        return build(base, "none", "add-remove")
+    return build(base, "poisson", "add-remove", q=decimal(sample_rate))
+
+
+# --- the other way: a catalogue case as the peers' queries (validation adapters) -----------
+
+
+def opacus_history_of(case) -> Optional[Tuple[float, float, int]]:
+    """Opacus's (noise_multiplier, sample_rate, num_steps) for a validation case, or None
+    (``opacus_entry`` reads it back)."""
+    if case.family != "gaussian" or case.group != 1:
+        return None
+    noise = float(case.param("sigma") / case.param("sensitivity"))
+    if case.scheme == "poisson" and case.relation == "add-remove":
+        return noise, float(case.param("q")), case.steps
+    if case.scheme == "none" and case.relation == "add-remove":
+        return noise, 1.0, case.steps
+    if case.scheme == "deterministic" and case.relation in ("add-remove", "zero-out"):
+        return noise, 1.0, 1
+    return None
+
 
 def _noise(case, key: str) -> float:
     return float(case.param(key) / case.param("sensitivity"))

@@ -36,6 +36,7 @@ import importlib.util
 import warnings
 from typing import List, Optional, Tuple
 
+from ...accountants.vocabulary import opacus_history_of
 from ..cases import Case, Query
 from . import Accountant, fft_noise_floor, float_knobs
 
@@ -58,17 +59,10 @@ def accountants(**knobs) -> List[Accountant]:
 
 
 def history_of(case: Case) -> Optional[Tuple[float, float, int]]:
-    """Opacus's (noise_multiplier, sample_rate, num_steps) for ``case``, or None."""
-    if case.family != "gaussian" or case.group != 1:
-        return None
-    noise = float(case.param("sigma") / case.param("sensitivity"))
-    if case.scheme == "poisson" and case.relation == "add-remove":
-        return noise, float(case.param("q")), case.steps
-    if case.scheme == "none" and case.relation == "add-remove":
-        return noise, 1.0, case.steps
-    if case.scheme == "deterministic" and case.relation in ("add-remove", "zero-out"):
-        return noise, 1.0, 1
-    return None
+    """Opacus's (noise_multiplier, sample_rate, num_steps) for ``case``, or None
+    (``refacct.accountants.vocabulary.opacus_history_of``, which OpacusAccountant reads
+    back)."""
+    return opacus_history_of(case)
 
 
 def _prepare(case: Case, which: str, knobs):
