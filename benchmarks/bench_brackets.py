@@ -38,7 +38,6 @@ only and never asserted in tests.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -47,8 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mpmath import mp  # noqa: E402
 
-from refacct.brackets import delta_bracket, epsilon_bracket  # noqa: E402
-from refacct.mechanisms import gaussian, poisson_subsampled, wor_subsampled  # noqa: E402
+import refacct  # noqa: E402
+from refacct.mechanisms import build, gaussian  # noqa: E402
 
 SIGMA, Q, T = "0.8", "1e-3", 10_000
 DELTAS = ["1e-7", "1e-6", "1e-5", "1e-4"]
@@ -59,10 +58,10 @@ INTERVALS = (1e-4, 1e-5)
 
 def refacct_table1(steps: int, wor: bool = False, width: str = "0.01"):
     """(brackets, seconds) for the four deltas (the WOR column with ``wor``)."""
-    mech = (wor_subsampled(gaussian(SIGMA), 1000, 1, steps=1) if wor
-            else poisson_subsampled(gaussian(SIGMA), Q, steps=1))
+    mech = (build(gaussian(SIGMA), "wor", "add-remove", n=1000, batch=1) if wor
+            else build(gaussian(SIGMA), "poisson", "add-remove", q=Q))
     start = time.perf_counter()
-    results = epsilon_bracket(mech, DELTAS, steps, width=width, workers=os.cpu_count() or 1)
+    results = refacct.epsilon(mech, DELTAS, steps=steps, method="bracket", width=width)
     return results, time.perf_counter() - start
 
 
@@ -91,9 +90,9 @@ def accuracy(value: float, r) -> str:
 def dispute(width: str):
     """The dispute of issue 6: sigma = 1, q = 1e-3, T = 1000, delta(eps = 1), bracketed
     to the relative ``width``."""
-    mech = poisson_subsampled(gaussian(1), Q, steps=1)
+    mech = build(gaussian(1), "poisson", "add-remove", q=Q)
     start = time.perf_counter()
-    r = delta_bracket(mech, 1, 1000, rel_width=width, workers=os.cpu_count() or 1)
+    r = refacct.delta(mech, 1, steps=1000, method="bracket", width=width)
     return r, time.perf_counter() - start
 
 
