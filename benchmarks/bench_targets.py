@@ -15,6 +15,9 @@ Groups (``--only``):
   * ``deep``: the Poisson-subsampled Gaussian (9/10) N(0,1) + (1/10) N(1,1) || N(0,1) at
     k = 3 (target 10 s) and k = 4 (target 120 s), delta(1), 20 digits.  The peer's column is
     its add-or-remove PLD (PoissonSampledDpEvent), which bounds this direction and the other.
+  * ``accountant``: issue 15's typical DP-SGD history (sigma = 1, q = 1e-3, T = 10^4,
+    eps(1e-5)) through ``refacct.accountants.DpAccountant`` (a proven bracket, default width
+    1/100) beside dp_accounting's PLD accountant (no goal);
   * ``certified``: proven enclosures (``refacct.certified``) at k = 3, delta(1), 20 digits.
 
 "digits" is what the returned bound guarantees (``verified_digits``; "exact" when it is
@@ -92,6 +95,9 @@ def rows(only):
         out += [(f"subsampled Gaussian k={k}", "delta(1), one direction",
                  (_refacct_pair, subsampled_gaussian(), k, "1"), (_peer_poisson, k), target)
                 for k, target in ((3, 10), (4, 120))]
+    if only in (None, "accountant"):
+        out += [("DpAccountant T=10^4", "eps(1e-5), sigma 1, q 1e-3", (_refacct_accountant,),
+                 (_peer_poisson_eps,), None)]
     if only in (None, "certified"):
         out += [("certified k=3", name, (_certified_pair, pair, 3), None, None)
                 for name, pair in (("subsampled Gaussian", subsampled_gaussian()),
@@ -125,6 +131,26 @@ def _certified_pair(pair, k):
     except InputError:  # certified mode handles one step and k = 2
         return "refused", time.perf_counter() - start
     return _digits(result), time.perf_counter() - start
+
+
+def _refacct_accountant():
+    """issue 15's typical DP-SGD history through refacct.accountants.DpAccountant."""
+    import dp_accounting as dpa
+    from refacct.accountants import DpAccountant
+    start = time.perf_counter()
+    acc = DpAccountant().compose(dpa.PoissonSampledDpEvent(1e-3, dpa.GaussianDpEvent(1.0)),
+                                 10_000)
+    result = acc.epsilon_result(1e-5)
+    return "proven" if result.proven else _digits(result), time.perf_counter() - start
+
+
+def _peer_poisson_eps():
+    import dp_accounting as dpa
+    start = time.perf_counter()
+    acc = dpa.pld.PLDAccountant()
+    acc.compose(dpa.PoissonSampledDpEvent(1e-3, dpa.GaussianDpEvent(1.0)), 10_000)
+    acc.get_epsilon(1e-5)
+    return time.perf_counter() - start
 
 
 def _peer_case(case):
@@ -166,7 +192,8 @@ def _met(digits: str, seconds, target) -> bool:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("catalogue", "mixed", "deep", "certified"))
+    parser.add_argument("--only", choices=("catalogue", "mixed", "deep", "accountant",
+                                           "certified"))
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="give up on a row after this many seconds (default: never)")
     args = parser.parse_args(argv)

@@ -37,6 +37,7 @@ from typing import List, Optional, Sequence
 
 from . import hockey, progress, routing
 from .errors import InputError, InputTypeError
+from .exact import positive
 from .mechanisms import Dominated, Shuffled
 from .mechanisms import curves
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
@@ -124,6 +125,9 @@ def _more_steps(x, T: int):
 
 def _answer(kind: str, x, values, steps, digits, method, width, time_limit):
     many = isinstance(values, (list, tuple))
+    digits = hockey._digits(digits)
+    if width is not None:
+        width = positive(width, "width")
     way = route(x, steps, method)
     if width is not None and not way.bracket:
         raise InputError("width sets the width of a proven bracket; this query goes to "

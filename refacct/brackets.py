@@ -539,10 +539,12 @@ def _mechanism(mech, values, many: bool, T: int, kind: str, workers: int, option
 def _side_by_side(run, terms: list, values: list, T: int, options: dict, workers: int):
     """``run(term, values, T, **options)`` for each term: in this process, or with
     ``workers`` > 1 and several terms in worker processes (each gets the time left),
-    forked, or spawned while FLINT's thread pool holds threads (``fork_is_safe``)."""
-    if workers == 1 or len(terms) < 2:
-        return [run(term, values, T, **options) for term in terms]
+    forked, or spawned while FLINT's thread pool holds threads (``fork_is_safe``).  A
+    daemonic process (a worker of a multiprocessing pool) may not start processes: there
+    the terms run in this process."""
     import multiprocessing
+    if workers == 1 or len(terms) < 2 or multiprocessing.current_process().daemon:
+        return [run(term, values, T, **options) for term in terms]
     from concurrent.futures import ProcessPoolExecutor
     left = progress.remaining()
     limit = {} if math.isinf(left) else {"time_limit": max(left, 1e-3)}

@@ -144,3 +144,21 @@ def test_opacus_vocabulary_both_ways():
             case.name
         checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda acc: acc.get_epsilon(float("nan")), "target_delta must be a finite number"),
+    (lambda acc: acc.get_epsilon(-0.1), "target_delta must be >= 0"),
+    (lambda acc: acc.get_delta("1"), "target_epsilon must be a finite number"),
+])
+def test_nonsense_queries_name_the_parameter(call, words):
+    acc = DpAccountant().compose(dpa.GaussianDpEvent(1.0))
+    with pytest.raises(ValueError, match=words):
+        call(acc)
+
+
+def test_exact_queries_stay_exact():
+    """A Fraction target is used as it is (1/3 is not read through a float)."""
+    acc = DpAccountant(dpa.NeighboringRelation.REPLACE_ONE)
+    acc.compose(dpa.RandomizedResponseDpEvent(noise_parameter=0.5, num_buckets=2), 2)
+    assert acc.delta_result(Fraction(1, 3)).eps == Fraction(1, 3)

@@ -435,3 +435,28 @@ def test_bad_inputs_are_rejected_with_a_clear_message(call, error, message):
     with pytest.raises(error) as info:
         call()
     assert message in str(info.value)
+
+
+def _bracket_in_daemon(queue):
+    from refacct import delta as front_door
+    from refacct.mechanisms import build, gaussian
+    entry = build(gaussian(1), "poisson", "add-remove", q="1/10")
+    r = front_door(entry, 1, steps=2, method="bracket")
+    queue.put((r.lower, r.upper))
+
+
+def test_terms_side_by_side_inside_a_daemonic_worker():
+    """A daemonic process (a pool worker) may not start processes: the two terms of a
+    catalogue entry are bracketed in that process instead, with the same ends as here."""
+    import multiprocessing
+    from refacct import delta as front_door
+    from refacct.mechanisms import build, gaussian
+    queue = multiprocessing.get_context("spawn").Queue()
+    child = multiprocessing.get_context("spawn").Process(target=_bracket_in_daemon,
+                                                         args=(queue,), daemon=True)
+    child.start()
+    ends = queue.get(timeout=300)
+    child.join()
+    entry = build(gaussian(1), "poisson", "add-remove", q="1/10")
+    here = front_door(entry, 1, steps=2, method="bracket")
+    assert ends == (here.lower, here.upper)

@@ -92,6 +92,8 @@ def test_shuffled_steps_is_the_built_entry():
     (lambda: refacct.delta(G, 1, method="exact"), "discrete"),
     (lambda: refacct.delta(G, 1, width="1/10"), "width"),
     (lambda: refacct.delta(G, 1, steps=0), "steps"),
+    (lambda: refacct.delta(G, 1, method="bracket", width=0), "width must be > 0"),
+    (lambda: refacct.delta(G, 1, steps=10, method="bracket", digits=0), "digits"),
     (lambda: refacct.hockey_stick(G, 2, method="bracket"), "H_alpha"),
     (lambda: refacct.delta(build(gaussian(1), "shuffle", "zero-out"), 1, method="bracket"),
      "shuffling has no proven-bracket path"),

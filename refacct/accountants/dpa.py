@@ -5,6 +5,7 @@
     >>> acc = DpAccountant()                           # ADD_OR_REMOVE_ONE
     >>> acc.compose(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0)), 1000)
     >>> acc.get_epsilon(1e-5)                          # a proven upper end, rounded up
+    >>> acc.epsilon_result(1e-5).proven                # True here: a bracket (1000 steps)
     >>> acc.epsilon_result(1e-5)                       # refacct's full result
 
 Events are read by ``refacct.accountants.vocabulary`` and kept in a ``Ledger``
@@ -29,8 +30,8 @@ NeighboringRelation = privacy_accountant.NeighboringRelation
 
 
 class DpAccountant(privacy_accountant.PrivacyAccountant):
-    """A dp_accounting ``PrivacyAccountant`` whose answers are refacct's proven upper ends
-    (module docstring).  ``digits`` and ``width``: as for ``Ledger``."""
+    """A dp_accounting ``PrivacyAccountant`` whose answers are the upper ends of refacct's
+    enclosures (proven or verified: ``refacct.accountants.ledger``).  ``digits`` and ``width``: as for ``Ledger``."""
 
     def __init__(self, neighboring_relation: NeighboringRelation =
                  NeighboringRelation.ADD_OR_REMOVE_ONE, *, digits: int = 20,

@@ -8,9 +8,11 @@ bound (001 Thm 8: a product of dominating pairs dominates the composition); this
 self-composing entries (the T-step terms are the 1-step terms to the power T: not WOR
 substitution, whose terms mix the orders of the steps, 001 Sec. 7) with the same labels.
 
-``delta`` / ``epsilon`` return the upper end of refacct's enclosure (the proven end of a
-bracket, the exact rational, or value + error bound of a verified value) as the smallest
-float at or above it: never below the truth.  A non-private step gives eps = inf and
+``delta`` / ``epsilon`` return the upper end of refacct's enclosure as the smallest float at
+or above it: the exact rational or the proven end of a bracket (many steps: proven), or
+value + error bound of a verified value (few continuous steps: the bound comes from two
+independent evaluations, ``engines.quadrature.verify``, not from a proof).  ``result`` gives
+refacct's result, whose ``proven`` says which.  A non-private step gives eps = inf and
 delta = 1; nothing composed gives 0.
 """
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Dict, List, Optional, Tuple
 import mpmath
 
 from .. import api
+from ..errors import InputError
 from ..mechanisms import Dominated, Provenance
 from ..result import exact_rational
 from .vocabulary import decimal
@@ -77,22 +80,29 @@ class Ledger:
         else:
             x, steps = _product([(self.entries[k], n) for k, n in self.counts.items()]), 1
         bracket = self.width is not None and api.route(x, steps).bracket
-        return run(x, decimal(query), steps=steps, digits=self.digits,
+        name = "target_epsilon" if run is api.delta else "target_delta"
+        return run(x, decimal(query, name), steps=steps, digits=self.digits,
                    **({"width": self.width} if bracket else {}))
 
     def delta(self, eps: float) -> float:
-        """delta(eps), rounded up to a float."""
+        """delta(eps), rounded up to a float (eps = +inf allowed)."""
+        infinite = isinstance(eps, float) and eps == math.inf
+        if not infinite:
+            decimal(eps, "target_epsilon")
         if self.non_private:
             return 1.0
-        if not self.counts or eps == math.inf:
+        if not self.counts or infinite:
             return 0.0  # nothing composed; or eps = inf: no mass where q = 0 in these pairs
         return _float_up(_upper(self.result(api.delta, eps)))
 
     def epsilon(self, delta: float) -> float:
         """eps(delta), rounded up to a float."""
+        target = decimal(delta, "target_delta")
+        if target < 0:
+            raise InputError(f"target_delta must be >= 0, got {delta!r}")
         if self.non_private:
             return math.inf
-        if not self.counts or delta >= 1:
+        if not self.counts or target >= 1:
             return 0.0
         return _float_up(_upper(self.result(api.epsilon, delta)))
 

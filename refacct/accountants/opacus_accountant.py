@@ -24,8 +24,8 @@ __all__ = ["OpacusAccountant"]
 
 
 class OpacusAccountant(IAccountant):
-    """An Opacus ``IAccountant`` whose epsilon is refacct's proven upper end (module
-    docstring).  ``digits`` and ``width``: as for ``Ledger``.  ``history`` is Opacus's:
+    """An Opacus ``IAccountant`` whose epsilon is the upper end of refacct's enclosure
+    (proven or verified: ``refacct.accountants.ledger``).  ``digits`` and ``width``: as for ``Ledger``.  ``history`` is Opacus's:
     [(noise_multiplier, sample_rate, steps)], equal consecutive steps merged."""
 
     def __init__(self, *, digits: int = 20, width: object = None) -> None:

@@ -24,6 +24,7 @@ validation adapters' query), parameters as the nearest floats.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from math import comb
 from typing import List, Optional, Tuple
@@ -58,9 +59,15 @@ class Unsupported(Exception):
         self.event = event
 
 
-def decimal(x) -> Fraction:
-    """A float parameter as the shortest decimal that rounds to it (0.1 -> 1/10)."""
-    return Fraction(repr(float(x)))
+def decimal(x, name: str = "parameter") -> Fraction:
+    """A parameter exactly: an int or Fraction as it is, a float as the shortest decimal
+    that rounds to it (0.1 -> 1/10); InputError naming ``name`` for anything else (nan,
+    inf, text)."""
+    if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
+        return Fraction(x)
+    if isinstance(x, float) and math.isfinite(x):
+        return Fraction(repr(x))
+    raise InputError(f"{name} must be a finite number (int, Fraction or float), got {x!r}")
 
 
 def _name(event) -> str:
