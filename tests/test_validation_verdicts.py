@@ -26,6 +26,8 @@ def ref(value, err="1e-20", bound="tight", infinite=False):
     (float("inf"), "upper", "failed"),
     (-1e-300, "lower", "failed"),
     ("0.25", "upper", "sound"),
+    ("1/4", "upper", "failed"),               # not a decimal: a user accountant's junk
+    (object(), "upper", "failed"),
 ])
 def test_judge_against_a_quarter(reported, claims, verdict):
     assert judge(reported, ref("1/4"), claims).verdict == verdict

@@ -29,7 +29,7 @@ from ..mechanisms import Dominated, Provenance
 from ..result import exact_rational
 from .vocabulary import decimal
 
-__all__ = ["Ledger"]
+__all__ = ["Ledger", "product"]
 
 _THM_8 = Provenance("001 Thm 8: a product of dominating pairs dominates the composition",
                     "001_e18e95dcc7e0aa4a.txt", "Sec. 3")
@@ -78,7 +78,7 @@ class Ledger:
             ((key, steps),) = self.counts.items()
             x = self.entries[key]
         else:
-            x, steps = _product([(self.entries[k], n) for k, n in self.counts.items()]), 1
+            x, steps = product([(self.entries[k], n) for k, n in self.counts.items()]), 1
         bracket = self.width is not None and api.route(x, steps).bracket
         name = "target_epsilon" if run is api.delta else "target_delta"
         return run(x, decimal(query, name), steps=steps, digits=self.digits,
@@ -107,17 +107,17 @@ class Ledger:
         return _float_up(_upper(self.result(api.epsilon, delta)))
 
 
-def _product(parts: List[Tuple[Dominated, int]]) -> Dominated:
+def product(parts: List[Tuple[Dominated, int]]) -> Dominated:
     """Entries run n_i times each, multiplied term by term (labels checked by
     ``Ledger.mismatch``); an upper bound (001 Thm 8)."""
     labels = [label for label, _ in parts[0][0].terms]
     terms = []
     for i, label in enumerate(labels):
-        product = None
+        term = None
         for entry, n in parts:
             factor = entry.terms[i][1] ** n
-            product = factor if product is None else product * factor
-        terms.append((label, product))
+            term = factor if term is None else term * factor
+        terms.append((label, term))
     description = " x ".join(f"({entry.description}) x {n}" for entry, n in parts)
     provenance = tuple(dict.fromkeys(p for entry, _ in parts for p in entry.provenance))
     return Dominated(description, tuple(terms), "upper", provenance + (_THM_8,))

@@ -37,7 +37,7 @@ from ..mechanisms.relations import directions
 from ..pairs import Pair
 
 __all__ = ["RELATIONS", "NON_PRIVATE", "Unsupported", "decimal", "leaves", "entry_of",
-           "event_of", "opacus_entry", "opacus_history_of"]
+           "event_of", "step_event_of", "opacus_entry", "opacus_history_of"]
 
 RELATIONS = {"ADD_OR_REMOVE_ONE": "add-remove", "REPLACE_ONE": "substitution",
              "REPLACE_SPECIAL": "zero-out"}
@@ -185,17 +185,27 @@ def _noise(case, key: str) -> float:
 
 
 def event_of(case):
-    """(dp_accounting event, NeighboringRelation name) for a validation case (or any
-    object with its ``family``, ``scheme``, ``relation``, ``steps``, ``group`` and
+    """(dp_accounting event, NeighboringRelation name) for a homogeneous validation case (or
+    any object with its ``family``, ``scheme``, ``relation``, ``steps``, ``group`` and
     ``param``), or None when dp_accounting has no event for it; imports dp_accounting."""
+    from dp_accounting import dp_event as dpa
+    found = step_event_of(case)
+    if found is None:
+        return None
+    base, count, relation = found
+    return (base if case.scheme == "deterministic" else dpa.SelfComposedDpEvent(base, count),
+            relation)
+
+
+def step_event_of(case):
+    """(one-step event, number of steps, NeighboringRelation name) for a homogeneous case,
+    or None: deterministic batches count once (002 Prop. 3.1)."""
     from dp_accounting import dp_event as dpa
     relation = _NAMES.get(case.relation)
     base = _base_event(case, dpa)
     if relation is None or base is None:
         return None
-    if case.scheme == "deterministic":
-        return base, relation
-    return dpa.SelfComposedDpEvent(base, case.steps), relation
+    return base, 1 if case.scheme == "deterministic" else case.steps, relation
 
 
 def _base_event(case, dpa):
@@ -204,7 +214,7 @@ def _base_event(case, dpa):
     if family == "rr":
         return _randomized_response(case, dpa) if scheme == "none" else None
     if scheme == "wor":
-        return None
+        return _without_replacement(case, dpa)
     if family == "laplace":
         inner = dpa.LaplaceDpEvent(_noise(case, "scale"))
         return inner if scheme == "none" else _poisson(case, inner, dpa) if scheme == "poisson" else None
@@ -229,6 +239,14 @@ def _randomized_response(case, dpa):
     p = case.param("p")
     return dpa.RandomizedResponseDpEvent(noise_parameter=float(2 * min(p, 1 - p)),
                                          num_buckets=2)
+
+
+def _without_replacement(case, dpa):
+    """b of n without replacement (dp_accounting: RDP's Gaussian under REPLACE_ONE)."""
+    if case.family != "gaussian" or case.group != 1:
+        return None
+    return dpa.SampledWithoutReplacementDpEvent(int(case.param("n")), int(case.param("batch")),
+                                                dpa.GaussianDpEvent(_noise(case, "sigma")))
 
 
 def _poisson(case, inner, dpa):

@@ -10,6 +10,13 @@ the command line does (``refacct.mechanisms.build``):
                 "deterministic", "q" | "n", "batch" | "n", "p_sample", "max_batch": ...}
     relation   add / remove / add-remove / zero-out / substitution / replace-one
     steps, group
+    form       how a peer is asked to compose (``FORMS``; default "default"): "default" the
+               peer's own self-composition (a self-composed event, a count of steps),
+               "count" a count argument, "repeated" one call per step, "list" a list of
+               the same event; refacct's value does not depend on it
+    segments   (form "heterogeneous") further [{"mechanism", "sampling", "steps"}] run after
+               the case's own ``steps`` under the same relation: refacct's value is the
+               product of the segments' terms direction by direction (``Case.composed``)
 
 and a list of queries, each ``{"kind": "delta", "at": eps}`` (delta(eps) = max over the
 entry's terms of H_{e^eps}, 001 Sec. 5), ``{"kind": "epsilon", "at": delta}`` (eps(delta))
@@ -26,6 +33,10 @@ truth lies in [lower, upper], and ``value`` / ``abs_error`` are its midpoint and
 half-width covering it.  Such a case may set ``bracket_width``: the bracket's target width,
 relative for delta queries and absolute (in eps) for eps queries (default 1/100).
 
+Two suites share this format (``SUITES``): ``reference``, the hand-picked cases of
+``cases.json``, and ``conformance``, the cases generated across the peers' vocabularies
+(``conformance.json``, written by ``refacct.validation.generate``).
+
 References are written only by ``python -m refacct.validation.recompute --write``; the same
 command without ``--write`` (``--check``) recomputes them and fails on any drift.
 """
@@ -33,7 +44,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
@@ -41,15 +52,19 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..exact import rational
 from ..exact_text import fraction_from_text
-from ..mechanisms import Dominated, base_mechanism, build
+from ..accountants.ledger import product
+from ..mechanisms import Dominated, Provenance, base_mechanism, build
 from ..result import directed_text, printed
 from ..errors import InputError
 
-__all__ = ["KINDS", "Reference", "Query", "Case", "CASES_FILE", "load_cases", "select",
+__all__ = ["KINDS", "FORMS", "SUITES", "Reference", "Query", "Segment", "Case", "CASES_FILE",
+           "load_cases", "select",
            "read_catalogue", "list_cases", "case_from_json", "catalogue_path", "show_reference"]
 
 KINDS = ("delta", "epsilon", "alpha")
-CASES_FILE = "cases.json"
+FORMS = ("default", "count", "repeated", "list", "heterogeneous")
+SUITES = {"reference": "cases.json", "conformance": "conformance.json"}
+CASES_FILE = SUITES["reference"]
 _SAMPLING_KEYS = ("q", "n", "batch", "p_sample", "max_batch")
 
 
@@ -107,6 +122,24 @@ class Query:
 
 
 @dataclass(frozen=True)
+class Segment:
+    """Further steps of a heterogeneous case: ``mechanism`` and ``sampling`` as in a case,
+    run ``steps`` times."""
+
+    mechanism: Mapping[str, str]
+    sampling: Mapping[str, str]
+    steps: int
+
+
+_SAME_NEIGHBOURS = Provenance(
+    "each step's add (remove) pair of a Gaussian, Poisson-subsampled or not, under "
+    "add-remove is attained by the same neighbouring datasets (the differing record at the "
+    "sensitivity bound, 001 Prop. 9), so the product of the steps' pairs is attained: tight",
+    "Lebeda, Regehr, Kamath, Steinke, Avoiding Pitfalls for Privacy Accounting of "
+    "Subsampled Mechanisms under Composition, 2024, arXiv:2405.20769 (001)", "Prop. 9, Thm 8")
+
+
+@dataclass(frozen=True)
 class Case:
     """One reference case (see the module docstring for the fields)."""
 
@@ -122,6 +155,8 @@ class Case:
     slow: bool
     queries: Tuple[Query, ...] = field(default=())
     bracket_width: Optional[Fraction] = None
+    form: str = "default"
+    segments: Tuple[Segment, ...] = ()
 
     @property
     def family(self) -> str:
@@ -149,13 +184,42 @@ class Case:
                      steps=self.steps if steps is None else steps,
                      group=None if self.group == 1 else self.group, **options)
 
+    def parts(self) -> List["Case"]:
+        """The case as homogeneous cases, one per segment (itself when it has none), each
+        with form "default": what a peer composes one after the other."""
+        if not self.segments:
+            return [self]
+        first = replace(self, form="default", segments=(), queries=())
+        return [first] + [replace(first, mechanism=dict(s.mechanism), sampling=dict(s.sampling),
+                                  steps=s.steps) for s in self.segments]
+
+    def composed(self) -> Tuple[Dominated, int]:
+        """(entry, steps) whose curve the case queries: its entry for one step and
+        ``steps``, or for a heterogeneous case the product of its parts' terms direction by
+        direction (``refacct.accountants.ledger.product``: an upper bound, tight for
+        Gaussians, Poisson-subsampled or not, under add-remove) and 1."""
+        if not self.segments:
+            return self.entry(1), self.steps
+        parts = self.parts()
+        entry = product([(part.entry(1), part.steps) for part in parts])
+        if all(p.family == "gaussian" and p.scheme in ("none", "poisson") and p.group == 1
+               for p in parts) and self.relation == "add-remove":
+            entry = replace(entry, bound="tight", provenance=entry.provenance + (_SAME_NEIGHBOURS,))
+        return entry, 1
+
     def describe(self) -> str:
-        """One line: family(params) x sampling x relation x steps (x group)."""
-        mech = ", ".join(f"{k}={v}" for k, v in self.mechanism.items() if k != "family")
-        samp = ", ".join(f"{k}={v}" for k, v in self.sampling.items() if k != "scheme")
-        text = (f"{self.family}({mech}), {self.scheme}" + (f"({samp})" if samp else "")
-                + f", {self.relation}, k={self.steps}")
-        return text + (f", group={self.group}" if self.group != 1 else "")
+        """One line: family(params) x sampling x relation x steps (x group), then the
+        segments and the form."""
+        text = ", then ".join(_describe(part) for part in self.parts())
+        text += f", {self.relation}" + (f", group={self.group}" if self.group != 1 else "")
+        return text + (f" [{self.form}]" if self.form not in ("default", "heterogeneous") else "")
+
+
+def _describe(case: Case) -> str:
+    mech = ", ".join(f"{k}={v}" for k, v in case.mechanism.items() if k != "family")
+    samp = ", ".join(f"{k}={v}" for k, v in case.sampling.items() if k != "scheme")
+    return (f"{case.family}({mech}), {case.scheme}" + (f"({samp})" if samp else "")
+            + f", k={case.steps}")
 
 
 def _query(obj: Mapping) -> Query:
@@ -169,17 +233,25 @@ def _query(obj: Mapping) -> Query:
 
 def case_from_json(obj: Mapping) -> Case:
     """A ``Case`` from one object of the catalogue file."""
+    form = obj.get("form", "heterogeneous" if obj.get("segments") else "default")
+    if form not in FORMS or (form == "heterogeneous") != bool(obj.get("segments")):
+        raise InputError(f"{obj['name']}: form must be one of {FORMS} (heterogeneous exactly "
+                         f"when there are segments), got {form!r}")
+    segments = tuple(Segment(dict(s["mechanism"]), dict(s["sampling"]), int(s["steps"]))
+                     for s in obj.get("segments", ()))
     return Case(obj["name"], obj["source"], obj.get("note", ""), dict(obj["mechanism"]),
                 dict(obj["sampling"]), obj["relation"], int(obj["steps"]),
                 int(obj.get("group", 1)), int(obj["digits"]), bool(obj.get("slow", False)),
                 tuple(_query(q) for q in obj["queries"]),
                 None if obj.get("bracket_width") is None
-                else rational(obj["bracket_width"], "bracket_width"))
+                else rational(obj["bracket_width"], "bracket_width"), form, segments)
 
 
-def catalogue_path() -> Path:
-    """The shipped ``cases.json``."""
-    return Path(str(resources.files(__package__).joinpath(CASES_FILE)))
+def catalogue_path(suite: str = "reference") -> Path:
+    """The shipped file of ``suite`` (``SUITES``: ``cases.json``, ``conformance.json``)."""
+    if suite not in SUITES:
+        raise InputError(f"suite must be one of {', '.join(SUITES)}, got {suite!r}")
+    return Path(str(resources.files(__package__).joinpath(SUITES[suite])))
 
 
 def read_catalogue(path: Union[str, Path, None] = None) -> Dict:
@@ -188,9 +260,9 @@ def read_catalogue(path: Union[str, Path, None] = None) -> Dict:
         return json.load(fh)
 
 
-def load_cases(path: Union[str, Path, None] = None) -> List[Case]:
-    """Every case of the catalogue, in file order."""
-    return [case_from_json(obj) for obj in read_catalogue(path)["cases"]]
+def load_cases(path: Union[str, Path, None] = None, suite: str = "reference") -> List[Case]:
+    """Every case of the file at ``path`` (default: the shipped ``suite``), in file order."""
+    return [case_from_json(obj) for obj in read_catalogue(path or catalogue_path(suite))["cases"]]
 
 
 def select(cases: Sequence[Case], patterns: Optional[Sequence[str]] = None, *,

@@ -2,31 +2,39 @@
 ``python -m refacct.validation`` runs them without it).
 
     refacct validate [--accountant NAME|module:function ...] [--cases PATTERN ...]
+                     [--suite reference|conformance] [--coverage]
                      [--format table|json|markdown] [--knob PEER.KNOB=VALUE ...]
                      [--tolerance T] [--output PATH]
-    refacct cases [--cases PATTERN ...] [--check [--quick]]
+    refacct cases [--suite reference|conformance] [--cases PATTERN ...] [--check [--quick]]
 
 ``validate`` judges each accountant against the stored references (no refacct computation,
 so it takes as long as the accountants do) and exits 1 if any answer is unsound or failed,
-2 on bad usage.  ``cases`` lists the catalogue; ``--check`` recomputes the stored values
-with refacct and exits 1 on drift (``recompute``).
+2 on bad usage.  ``--suite`` chooses the hand-picked reference cases (default) or the
+conformance suite generated across the peers' vocabularies (``generate``);
+``--coverage`` appends each peer's coverage of its vocabulary (``coverage``; in JSON, a
+"coverage" object: peer -> entry -> verdict -> answers).  ``cases``
+lists the catalogue; ``--check`` recomputes the stored values with refacct and exits 1 on
+drift (``recompute``).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from ..exact import positive
 from .adapters import resolve_all
-from .cases import list_cases, load_cases, select
+from . import coverage
+from .cases import SUITES, catalogue_path, list_cases, load_cases, select
 from .harness import any_failing, validate
 from .recompute import check_or_write
 from .report import FORMATS, render
 from ..errors import InputError
 
-__all__ = ["add_arguments", "run", "add_cases_arguments", "run_cases", "main", "parse_knobs"]
+__all__ = ["add_arguments", "run", "add_cases_arguments", "run_cases", "main", "parse_knobs",
+           "coverage_report"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "default: every installed peer")
     parser.add_argument("--cases", nargs="+", metavar="PATTERN", default=None,
                         help="case name patterns (shell-style, e.g. 'tiny-*'); default: all")
+    parser.add_argument("--suite", choices=tuple(SUITES), default="reference",
+                        help="the hand-picked reference cases (default) or the conformance "
+                        "suite generated across the peers' vocabularies")
+    parser.add_argument("--coverage", action="store_true",
+                        help="append each peer's coverage of its vocabulary (Markdown)")
     parser.add_argument("--format", choices=FORMATS, default="table")
     parser.add_argument("--knob", action="append", default=[], metavar="PEER.KNOB=VALUE",
                         help="a peer's accuracy knob, e.g. dp_accounting."
@@ -61,7 +74,7 @@ def parse_knobs(items: Sequence[str]) -> Dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     """``refacct validate``: 0 all sound / loose / undecided, 1 unsound or failed, 2 usage."""
     try:
-        cases = select(load_cases(args.catalogue), args.cases)
+        cases = select(load_cases(args.catalogue, args.suite), args.cases)
         if not cases:
             raise InputError(f"no case matches {' '.join(args.cases)}")
         accountants = resolve_all(args.accountant, parse_knobs(args.knob))
@@ -74,14 +87,25 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rows = validate(accountants, cases, tolerance)
     text = render(rows, args.format)
+    if args.coverage and args.format == "json":
+        text = json.dumps(dict(json.loads(text), coverage=coverage.tally(rows)), indent=2)
+    elif args.coverage:
+        text += "\n\n" + coverage_report(rows)
     print(text)
     if args.output:
         args.output.write_text(text + "\n", encoding="utf-8")
     return 1 if any_failing(rows) else 0
 
 
+def coverage_report(rows) -> str:
+    """Each peer's coverage of its vocabulary by the judged ``rows`` (Markdown)."""
+    counts = coverage.tally(rows)
+    return "\n\n".join(coverage.render(peer, counts[peer]) for peer in counts)
+
+
 def add_cases_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``refacct cases``."""
+    parser.add_argument("--suite", choices=tuple(SUITES), default="reference")
     parser.add_argument("--cases", nargs="+", metavar="PATTERN", default=None)
     parser.add_argument("--check", action="store_true",
                         help="recompute the stored values; exit 1 if any drifted")
@@ -91,8 +115,9 @@ def add_cases_arguments(parser: argparse.ArgumentParser) -> None:
 def run_cases(args: argparse.Namespace) -> int:
     """``refacct cases``: the listing, or the drift check with ``--check``."""
     if args.check:
-        return check_or_write(None, args.cases, write=False, quick=args.quick)
-    print(list_cases(select(load_cases(), args.cases)))
+        return check_or_write(catalogue_path(args.suite), args.cases, write=False,
+                              quick=args.quick)
+    print(list_cases(select(load_cases(suite=args.suite), args.cases)))
     return 0
 
 

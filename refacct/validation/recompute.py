@@ -1,6 +1,7 @@
 """Maintenance: recompute the catalogue's reference values, write them, or check for drift.
 
-    python -m refacct.validation.recompute [--write] [--cases PATTERN ...] [--quick] [--file PATH]
+    python -m refacct.validation.recompute [--write [--missing]] [--cases PATTERN ...] [--quick]
+                                           [--suite reference|conformance] [--file PATH]
 
 Without ``--write`` (the check, also ``refacct cases --check``) every selected query is
 recomputed and compared with the stored reference: the stored interval ([v - e, v + e], or
@@ -8,7 +9,10 @@ recomputed and compared with the stored reference: the stored interval ([v - e, 
 truth, so disjoint intervals mean the file or the code is wrong).  Exit 1 on any drift.
 With ``--write`` the recomputed references replace the stored ones (the only way values
 enter ``cases.json``).  ``--quick`` skips the cases marked slow (the proven brackets of
-many steps among them: about 10 s to a minute each).
+many steps among them: about 10 s to a minute each).  ``--suite conformance`` works on the
+generated suite (``refacct.validation.generate``); ``--missing`` computes only the queries
+without a stored reference and stores each case as soon as it is done, so that a long run
+resumes where it was stopped.
 
 Each case is computed through the front door (``refacct.api``) by the route of
 ``refacct.routing``: the standard engines, or for many steps a proven bracket (``refacct.brackets``, at the case's ``bracket_width``; one
@@ -35,8 +39,8 @@ from .. import api
 from ..exact import rational
 from ..exact_text import fraction_text
 from ..result import directed_text, format_mpf, round_decimal
-from .cases import (Case, Query, Reference, case_from_json, catalogue_path, read_catalogue,
-                    select, show_reference)
+from .cases import (SUITES, Case, Query, Reference, case_from_json, catalogue_path,
+                    read_catalogue, select, show_reference)
 
 __all__ = ["compute", "compute_all", "reference_json", "drift", "recompute", "main",
            "round_decimal", "round_up", "directed_text"]
@@ -51,7 +55,7 @@ def compute_all(case: Case, queries: Optional[Sequence[Query]] = None) -> List:
     """refacct's results for ``queries`` (default: all of the case's), in order, through the
     front door (``refacct.api``, whose route is ``refacct.routing``'s: module docstring)."""
     queries = case.queries if queries is None else list(queries)
-    way = api.route(case.entry(1), case.steps)
+    way = api.route(*case.composed())
     if not way.bracket:
         return [api.answer(way, q.kind, [q.at], digits=case.digits)[0] for q in queries]
     results: Dict[int, object] = {}
@@ -117,17 +121,28 @@ def drift(stored: Reference, new: Reference) -> Optional[str]:
 
 
 def recompute(doc: Dict, patterns: Optional[Sequence[str]], *, quick: bool,
-              log=print) -> List[Tuple[str, int, Dict, Optional[str]]]:
+              log=print, missing: bool = False,
+              done=None) -> List[Tuple[str, int, Dict, Optional[str], Query]]:
     """Recompute the selected queries of ``doc`` (the raw catalogue): a list of (case
-    name, query index, new reference JSON, drift message or None)."""
+    name, query index, new reference JSON, drift message or None, query).  ``missing``: only the
+    queries without a stored reference; ``done(rows)`` is called with each case's rows."""
     out = []
     for case in select([case_from_json(o) for o in doc["cases"]], patterns, include_slow=not quick):
-        for index, (query, result) in enumerate(zip(case.queries, compute_all(case))):
+        chosen = [i for i, q in enumerate(case.queries) if not missing or q.reference is None]
+        if not chosen:
+            continue
+        results = compute_all(case, [case.queries[i] for i in chosen])
+        rows = []
+        for index, result in zip(chosen, results):
+            query = case.queries[index]
             new = reference_json(case, result)
             message = _compare(query, new)
             shown = show_reference(Reference.from_json(new), case.digits)
             log(f"{case.name}  {query}  {shown}  {message or 'ok'}")
-            out.append((case.name, index, new, message))
+            rows.append((case.name, index, new, message, query))
+        if done is not None:
+            done(rows)
+        out.extend(rows)
     return out
 
 
@@ -144,19 +159,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--write", action="store_true", help="store the recomputed values")
     parser.add_argument("--cases", nargs="*", metavar="PATTERN", help="case name patterns")
     parser.add_argument("--quick", action="store_true", help="skip cases marked slow")
+    parser.add_argument("--missing", action="store_true",
+                        help="with --write: only queries without a reference, stored case by case")
+    parser.add_argument("--suite", choices=tuple(SUITES), default="reference")
     parser.add_argument("--file", type=Path, default=None, help="catalogue (default: shipped)")
     args = parser.parse_args(argv)
-    return check_or_write(args.file, args.cases, write=args.write, quick=args.quick)
+    return check_or_write(args.file or catalogue_path(args.suite), args.cases, write=args.write,
+                          quick=args.quick, missing=args.missing)
 
 
-def check_or_write(path: Optional[Path], patterns, *, write: bool, quick: bool) -> int:
-    """Run ``recompute`` on the catalogue at ``path``; write it back or report drift."""
+def check_or_write(path: Optional[Path], patterns, *, write: bool, quick: bool,
+                   missing: bool = False) -> int:
+    """Run ``recompute`` on the catalogue at ``path``; write it back (``missing``: case by
+    case, only what has no reference) or report drift."""
     path = path or catalogue_path()
+    if write and missing:
+        recompute(read_catalogue(path), patterns, quick=quick, missing=True,
+                  done=lambda rows: _store(path, rows))
+        return 0
     results = recompute(read_catalogue(path), patterns, quick=quick)
     if write:
         _store(path, results)
         return 0
-    problems = [f"{name} query {i}: {msg}" for name, i, _, msg in results if msg]
+    problems = [f"{name} query {i}: {msg}" for name, i, _, msg, _ in results if msg]
     for p in problems:
         print(f"DRIFT: {p}", file=sys.stderr)
     return 1 if problems else 0
@@ -164,11 +189,15 @@ def check_or_write(path: Optional[Path], patterns, *, write: bool, quick: bool) 
 
 def _store(path: Path, results) -> None:
     """Write the new references into the file as it is now (re-read, so that definitions
-    edited meanwhile and other recompute runs are kept)."""
+    edited meanwhile and other recompute runs are kept); a reference is stored only where
+    its query is still the one computed."""
     doc = read_catalogue(path)
     by_name = {obj["name"]: obj for obj in doc["cases"]}
-    for name, index, new, _ in results:
-        by_name[name]["queries"][index]["reference"] = new
+    for name, index, new, _, query in results:
+        stored = by_name.get(name, {}).get("queries", [])
+        if index < len(stored) and (stored[index]["kind"], rational(stored[index]["at"], "at")) \
+                == (query.kind, query.at):
+            stored[index]["reference"] = new
     path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 

@@ -104,7 +104,10 @@ def judge(reported: object, ref: Reference, claims: str = "upper",
         return Verdict("sound", None, "infinite, as the truth")
     if special is not None:
         return Verdict("failed", None, special)
-    x = exact_value(reported)
+    try:
+        x = exact_value(reported)
+    except (ArithmeticError, ValueError, TypeError):  # decimal.InvalidOperation among them
+        return Verdict("failed", None, f"not a number: {str(reported)[:40]!r}")
     if x < 0:
         return Verdict("failed", None, "negative")
     if ref.infinite:

@@ -43,7 +43,7 @@ from ..cases import Case, Query
 from ...errors import InputError, InputTypeError
 
 __all__ = ["Accountant", "Answer", "PEERS", "resolve", "resolve_all", "user_accountant",
-           "available_peers", "float_knobs", "fft_noise_floor"]
+           "available_peers", "peer_module", "float_knobs", "fft_noise_floor"]
 
 Answer = Callable[[Query], object]
 PEERS = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant",
@@ -89,13 +89,14 @@ def user_accountant(spec: str) -> Accountant:
     return Accountant(spec, getattr(fn, "claims", "upper"), lambda case: lambda q: fn(case, q))
 
 
-def _peer_module(peer: str):
+def peer_module(peer: str):
+    """The adapter module of ``peer`` (its ``accountants``, ``VOCABULARY``, ``features``)."""
     return importlib.import_module(f"{__name__}.{PEERS[peer]}")
 
 
 def available_peers() -> List[str]:
     """Peers whose package is importable here."""
-    return [p for p in PEERS if _peer_module(p).importable()]
+    return [p for p in PEERS if peer_module(p).importable()]
 
 
 def resolve(spec: str, knobs: Optional[Mapping[str, str]] = None) -> List[Accountant]:
@@ -107,7 +108,7 @@ def resolve(spec: str, knobs: Optional[Mapping[str, str]] = None) -> List[Accoun
     if peer not in PEERS:
         raise InputError(f"unknown accountant {spec!r}: use one of {', '.join(PEERS)}, "
                          "peer.name (e.g. dp_accounting.pld) or package.module:function")
-    module = _peer_module(peer)
+    module = peer_module(peer)
     if not module.importable():
         extra = "peers" if peer in ("dp_accounting", "prv_accountant") else "more-peers"
         raise ImportError(f"{peer} is not installed: pip install 'refacct[{extra}]'"

@@ -8,19 +8,21 @@ Cases map to its mechanism zoo and transformers:
     gaussian, poisson(q)             AmplificationBySampling(PoissonSampling=True) of it
     laplace, none                    LaplaceMechanism(b = scale / Delta)
 
-under add-remove (zero-out for deterministic batching).  autodp answers eps(delta)
+under add-remove (zero-out for deterministic batching).  Composition forms: the default
+passes ``Composition()([m], [k])``, "list" passes ``Composition()([m] * k, [1] * k)``, a
+heterogeneous case passes one mechanism per part with its count.  autodp answers eps(delta)
 (``get_approxDP``) only; delta(eps) queries are not expressible.  Judged as an upper bound
 (``autodp``).  No accuracy knobs.  Parameters reach the peer as floats.
 """
 from __future__ import annotations
 
 import importlib.util
-from typing import List
+from typing import List, Optional
 
 from ..cases import Case, Query
 from . import Accountant
 
-__all__ = ["importable", "accountants", "mechanism_of"]
+__all__ = ["importable", "accountants", "mechanism_of", "features", "VOCABULARY"]
 
 
 def importable() -> bool:
@@ -33,7 +35,25 @@ def accountants() -> List[Accountant]:
 
 
 def mechanism_of(case: Case):
-    """autodp's mechanism for ``case`` (composed), or None."""
+    """autodp's mechanism for ``case`` (composed in the case's form), or None."""
+    from autodp import transformer_zoo
+    if case.form not in ("default", "list", "heterogeneous"):
+        return None
+    plan = [_one_step(part) for part in case.parts()]
+    if any(p is None for p in plan):
+        return None
+    if case.form == "list":
+        mechs = [one for one, steps in plan for _ in range(steps)]
+        counts = [1] * len(mechs)
+    else:
+        mechs, counts = [one for one, _ in plan], [steps for _, steps in plan]
+    if counts == [1]:
+        return mechs[0]
+    return transformer_zoo.Composition()(mechs, counts)
+
+
+def _one_step(case: Case):
+    """(autodp's one-step mechanism, steps) for a homogeneous case, or None."""
     from autodp import mechanism_zoo, transformer_zoo
     if case.group != 1 or case.relation not in ("add-remove", "zero-out"):
         return None
@@ -47,8 +67,7 @@ def mechanism_of(case: Case):
                 one, float(case.param("q")))
     else:
         return None
-    steps = 1 if case.scheme == "deterministic" else case.steps
-    return one if steps == 1 else transformer_zoo.Composition()([one], [steps])
+    return one, 1 if case.scheme == "deterministic" else case.steps
 
 
 def _prepare(case: Case):
@@ -59,3 +78,40 @@ def _prepare(case: Case):
     def answer(query: Query):
         return mech.get_approxDP(float(query.at)) if query.kind == "epsilon" else None
     return answer
+
+
+# --- coverage (refacct.validation.coverage) ----------------------------------------------
+
+VOCABULARY = {
+    "mechanism: GaussianMechanism": "", "mechanism: LaplaceMechanism": "",
+    "transformer: AmplificationBySampling (Poisson)": "",
+    "transformer: Composition (counts)": "", "transformer: Composition (list)": "",
+    "transformer: Composition (different mechanisms)": "", "query: get_approxDP": "",
+    "transformer: AmplificationBySampling (without replacement)": "autodp's bound for "
+    "sampling without replacement is an RDP bound under replace-one; refacct's "
+    "without-replacement entries are not yet wired to it",
+    "mechanism: RandresponseMechanism / ExponentialMechanism / others": "not yet wired: "
+    "refacct's catalogue has randomized response, the adapter does not map it",
+    "query: get_eps / get_RDP / get_approx_DP at delta with the 'delta' parameter":
+    "an RDP curve or an alias of get_approxDP",
+}
+_FORMS = {"default": "transformer: Composition (counts)", "list": "transformer: Composition (list)",
+          "heterogeneous": "transformer: Composition (different mechanisms)"}
+
+
+def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:
+    """The ``VOCABULARY`` entries this query exercises, or None when not asked."""
+    if query.kind != "epsilon" or case.form not in _FORMS:
+        return None
+    parts = case.parts()
+    if any(_one_step(part) is None for part in parts):
+        return None
+    out = ["query: get_approxDP"]
+    if sum(1 if p.scheme == "deterministic" else p.steps for p in parts) > 1:
+        out.append(_FORMS[case.form])
+    for part in parts:
+        out.append("mechanism: LaplaceMechanism" if part.family == "laplace"
+                   else "mechanism: GaussianMechanism")
+        if part.scheme == "poisson":
+            out.append("transformer: AmplificationBySampling (Poisson)")
+    return out

@@ -30,13 +30,13 @@ does not expose it).
 from __future__ import annotations
 
 import importlib.util
-from typing import List
+from typing import List, Optional, Tuple
 
-from ...accountants.vocabulary import event_of
+from ...accountants.vocabulary import event_of, step_event_of
 from ..cases import Case, Query
 from . import Accountant, fft_noise_floor, float_knobs
 
-__all__ = ["importable", "accountants", "event_of", "KNOBS"]
+__all__ = ["importable", "accountants", "event_of", "features", "KNOBS", "VOCABULARY"]
 
 KNOBS = {"value_discretization_interval": 1e-4, "log_mass_truncation_bound": -50.0,
          "tail_mass_truncation": 1e-15}
@@ -67,62 +67,229 @@ def _answer(get_delta, get_epsilon):
     return answer
 
 
-def _pld_accountant(case: Case, knobs):
-    import dp_accounting as dpa
-    found = event_of(case)
-    if found is None:
+def _plan(case: Case) -> Optional[Tuple[List[Tuple[object, int]], str]]:
+    """([(one-step event, steps)] per part of ``case``, relation name), or None."""
+    found = [step_event_of(part) for part in case.parts()]
+    if any(f is None for f in found) or len({f[2] for f in found}) != 1:
         return None
-    event, relation = found
-    acc = dpa.pld.PLDAccountant(dpa.NeighboringRelation[relation],
-                                value_discretization_interval=knobs["value_discretization_interval"])
-    acc.compose(event)
-    return _answer(acc.get_delta, acc.get_epsilon)
+    return [(event, count) for event, count, _ in found], found[0][2]
+
+
+def _events(case: Case, steps: List[Tuple[object, int]]) -> List[Tuple[object, int]]:
+    """What ``compose(event, count)`` is called with, one call per item, in the case's
+    form: the self-composed event (default; a composed list of them when heterogeneous),
+    each event with a count, each event once per step, or one list of all steps."""
+    from dp_accounting import dp_event as dpa
+    if case.form == "count":
+        return steps
+    if case.form == "repeated":
+        return [(event, 1) for event, count in steps for _ in range(count)]
+    if case.form == "list":
+        return [(dpa.ComposedDpEvent([event for event, count in steps for _ in range(count)]), 1)]
+    one = [event if case.scheme == "deterministic" else dpa.SelfComposedDpEvent(event, count)
+           for event, count in steps]
+    return [(one[0] if len(one) == 1 else dpa.ComposedDpEvent(one), 1)]
+
+
+def _accepted(make, case: Case):
+    """(accountant ``make(relation)``, events to compose) when it supports the case's
+    events, else None (nothing composed yet)."""
+    plan = _plan(case)
+    if plan is None:
+        return None
+    acc = make(plan[1])
+    events = _events(case, plan[0])
+    return (acc, events) if all(acc.supports(event) for event, _ in events) else None
+
+
+def _composed(make, case: Case):
+    """A dp_accounting accountant (``make(relation)``) that has composed the case, or None."""
+    accepted = _accepted(make, case)
+    if accepted is None:
+        return None
+    acc, events = accepted
+    for event, count in events:
+        acc.compose(event, count)
+    return acc
+
+
+def _pld_maker(knobs):
+    import dp_accounting as dpa
+    return lambda relation: dpa.pld.PLDAccountant(
+        dpa.NeighboringRelation[relation],
+        value_discretization_interval=knobs["value_discretization_interval"])
+
+
+def _rdp_maker(relation: str):
+    import dp_accounting as dpa
+    return dpa.rdp.RdpAccountant(neighboring_relation=dpa.NeighboringRelation[relation])
+
+
+def _pld_accountant(case: Case, knobs):
+    acc = _composed(_pld_maker(knobs), case)
+    return None if acc is None else _answer(acc.get_delta, acc.get_epsilon)
 
 
 def _rdp_accountant(case: Case):
-    import dp_accounting as dpa
-    found = event_of(case)
-    if found is None:
-        return None
-    acc = dpa.rdp.RdpAccountant(neighboring_relation=dpa.NeighboringRelation[found[1]])
-    if not acc.supports(found[0]):
-        return None
-    acc.compose(found[0])
-    return _answer(acc.get_delta, acc.get_epsilon)
+    acc = _composed(_rdp_maker, case)
+    return None if acc is None else _answer(acc.get_delta, acc.get_epsilon)
 
 
 def _pld_optimistic(case: Case, knobs):
-    """The same events through ``privacy_loss_distribution`` with pessimistic_estimate=False."""
-    found = event_of(case)
-    if found is None:
+    """The same steps through ``privacy_loss_distribution`` with pessimistic_estimate=False:
+    ``self_compose`` (default and count forms), ``compose`` once per step (repeated) and
+    ``compose`` of the parts (heterogeneous); a list of events has no PLD counterpart."""
+    plan = _plan(case)
+    if plan is None or case.form == "list":
         return None
-    pld = _optimistic(found[0], found[1], knobs)
-    return None if pld is None else _answer(pld.get_delta_for_epsilon, pld.get_epsilon_for_delta)
+    plds = []
+    for event, count in plan[0]:
+        one = _optimistic(event, plan[1], knobs)
+        if one is None:
+            return None
+        plds.append(_pld_steps(one, count, case.form, knobs))
+    pld = plds[0]
+    for other in plds[1:]:
+        pld = pld.compose(other, tail_mass_truncation=knobs["tail_mass_truncation"])
+    return _answer(pld.get_delta_for_epsilon, pld.get_epsilon_for_delta)
+
+
+def _pld_steps(one, count: int, form: str, knobs):
+    """``one`` composed ``count`` times: self_compose, or one compose per step."""
+    truncation = knobs["tail_mass_truncation"]
+    if form != "repeated":
+        return one.self_compose(count, tail_mass_truncation=truncation)
+    pld = one
+    for _ in range(count - 1):
+        pld = pld.compose(one, tail_mass_truncation=truncation)
+    return pld
+
+
+def _constructor(event, relation: str) -> Optional[str]:
+    """The ``privacy_loss_distribution`` constructor that builds an optimistic PLD of a
+    one-step event, or None (truncated Poisson: dp_accounting builds it pessimistic only)."""
+    name = type(event).__name__
+    if name == "PoissonSampledDpEvent":
+        inner = _constructor(event.event, relation)
+        return inner if inner in ("from_gaussian_mechanism", "from_laplace_mechanism") else None
+    if name == "LaplaceDpEvent":
+        return "from_laplace_mechanism" if relation == "ADD_OR_REMOVE_ONE" else None
+    return {"GaussianDpEvent": "from_gaussian_mechanism",
+            "MixtureOfGaussiansDpEvent": "from_mixture_gaussian_mechanism",
+            "RandomizedResponseDpEvent": "from_randomized_response"}.get(name)
 
 
 def _optimistic(event, relation: str, knobs):
-    """An optimistic PLD for the events ``event_of`` produces, or None (truncated Poisson:
-    dp_accounting builds it pessimistic only)."""
+    """An optimistic PLD of a one-step event (``_constructor``), or None."""
     import dp_accounting
-    from dp_accounting import dp_event as dpa
     from dp_accounting.pld import privacy_loss_distribution as pld
-    if isinstance(event, dpa.SelfComposedDpEvent):
-        one = _optimistic(event.event, relation, knobs)
-        return None if one is None else one.self_compose(
-            event.count, tail_mass_truncation=knobs["tail_mass_truncation"])
-    common = dict(pessimistic_estimate=False, use_connect_dots=False,
+    constructor = _constructor(event, relation)
+    if constructor is None:
+        return None
+    common = dict(pessimistic_estimate=False,
                   value_discretization_interval=knobs["value_discretization_interval"])
-    sampled = isinstance(event, dpa.PoissonSampledDpEvent)
+    truncation = dict(log_mass_truncation_bound=knobs["log_mass_truncation_bound"])
+    named = dict(neighboring_relation=dp_accounting.NeighboringRelation[relation])
+    sampled = type(event).__name__ == "PoissonSampledDpEvent"
     q, inner = (event.sampling_probability, event.event) if sampled else (1.0, event)
-    if isinstance(inner, dpa.GaussianDpEvent):
-        return pld.from_gaussian_mechanism(
-            inner.noise_multiplier, sampling_prob=q,
-            log_mass_truncation_bound=knobs["log_mass_truncation_bound"],
-            neighboring_relation=dp_accounting.NeighboringRelation[relation], **common)
-    if isinstance(inner, dpa.LaplaceDpEvent) and relation == "ADD_OR_REMOVE_ONE":
-        return pld.from_laplace_mechanism(inner.noise_multiplier, sampling_prob=q, **common)
-    if isinstance(inner, dpa.MixtureOfGaussiansDpEvent):
+    if constructor == "from_gaussian_mechanism":
+        return pld.from_gaussian_mechanism(inner.noise_multiplier, sampling_prob=q,
+                                           use_connect_dots=False, **truncation, **named,
+                                           **common)
+    if constructor == "from_laplace_mechanism":
+        return pld.from_laplace_mechanism(inner.noise_multiplier, sampling_prob=q,
+                                          use_connect_dots=False, **common)
+    if constructor == "from_mixture_gaussian_mechanism":
         return pld.from_mixture_gaussian_mechanism(
             inner.standard_deviation, inner.sensitivities, inner.sampling_probs,
-            log_mass_truncation_bound=knobs["log_mass_truncation_bound"], **common)
-    return None
+            use_connect_dots=False, **truncation, **common)
+    return pld.from_randomized_response(inner.noise_parameter, inner.num_buckets, **named,
+                                        **common)
+
+
+# --- coverage (refacct.validation.coverage) ----------------------------------------------
+
+VOCABULARY = {
+    "accountant: PLDAccountant": "", "accountant: RdpAccountant": "",
+    "accountant: PrivacyLossDistribution (optimistic)": "",
+    "query: get_delta": "", "query: get_epsilon": "", "query: get_delta_for_epsilon": "",
+    "query: get_epsilon_for_delta": "",
+    "query: RdpAccountant.compute_rdp / get_rdp": "an RDP curve, not a point of the "
+    "hockey-stick curve: refacct computes no Renyi divergence",
+    "relation: ADD_OR_REMOVE_ONE": "", "relation: REPLACE_ONE": "",
+    "relation: REPLACE_SPECIAL": "",
+    "event: GaussianDpEvent": "", "event: LaplaceDpEvent": "",
+    "event: RandomizedResponseDpEvent": "", "event: PoissonSampledDpEvent": "",
+    "event: SampledWithoutReplacementDpEvent": "",
+    "event: TruncatedSubsampledGaussianDpEvent": "", "event: MixtureOfGaussiansDpEvent": "",
+    "event: SelfComposedDpEvent": "", "event: ComposedDpEvent": "",
+    "event: DiscreteLaplaceDpEvent": "refacct's catalogue has no discrete Laplace mechanism",
+    "event: SampledWithReplacementDpEvent": "refacct's catalogue has no sampling with "
+    "replacement",
+    "event: SingleEpochTreeAggregationDpEvent": "tree aggregation is not in refacct's "
+    "catalogue",
+    "event: RepeatAndSelectDpEvent": "private selection is not in refacct's catalogue",
+    "event: ZCDpEvent": "a zCDP statement, not a mechanism: it has no single hockey-stick "
+    "curve",
+    "event: NoOpDpEvent": "trivial (nothing composed); DpAccountant's tests take it",
+    "event: NonPrivateDpEvent": "trivial (eps = inf); DpAccountant's tests take it",
+    "event: RandomizedResponseDpEvent (num_buckets > 2)": "k-ary randomized response is "
+    "not in refacct's catalogue",
+    "form: SelfComposedDpEvent": "", "form: compose(event, count)": "",
+    "form: compose once per step": "", "form: ComposedDpEvent of every step": "",
+    "form: ComposedDpEvent of different events": "",
+    "form: PrivacyLossDistribution.self_compose": "",
+    "form: PrivacyLossDistribution.compose per step": "",
+    "form: PrivacyLossDistribution.compose of different mechanisms": "",
+    "constructor: from_gaussian_mechanism": "", "constructor: from_laplace_mechanism": "",
+    "constructor: from_mixture_gaussian_mechanism": "",
+    "constructor: from_randomized_response": "",
+    "constructor: from_truncated_subsampled_gaussian_mechanism": "it builds pessimistic "
+    "PLDs only (no pessimistic_estimate argument); PLDAccountant exercises it",
+    "constructor: from_discrete_laplace_mechanism / from_discrete_gaussian_mechanism":
+    "refacct's catalogue has no discrete Laplace or discrete Gaussian mechanism",
+    "constructor: from_privacy_parameters / from_two_probability_mass_functions": "not a "
+    "mechanism of the catalogue (a pair of PMFs is refacct's own input: README pair specs)",
+}
+_FORMS = {"default": "form: SelfComposedDpEvent", "count": "form: compose(event, count)",
+          "repeated": "form: compose once per step", "list": "form: ComposedDpEvent of every step",
+          "heterogeneous": "form: ComposedDpEvent of different events"}
+_PLD_FORMS = {"default": "form: PrivacyLossDistribution.self_compose",
+              "count": "form: PrivacyLossDistribution.self_compose",
+              "repeated": "form: PrivacyLossDistribution.compose per step",
+              "heterogeneous": "form: PrivacyLossDistribution.compose of different mechanisms"}
+
+
+def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:
+    """The ``VOCABULARY`` entries that asking ``accountant`` this query exercises, or None
+    when the adapter does not ask it (the same decisions as ``accountants``, without
+    composing)."""
+    plan = _plan(case)
+    if plan is None or query.kind == "alpha":
+        return None
+    steps, relation = plan
+    names = [n for event, _ in steps for n in _event_names(event)]
+    if accountant == "dp_accounting.pld-optimistic":
+        built = [_constructor(event, relation) for event, _ in steps]
+        if case.form == "list" or None in built:
+            return None
+        entry = "get_delta_for_epsilon" if query.kind == "delta" else "get_epsilon_for_delta"
+        return (["accountant: PrivacyLossDistribution (optimistic)", f"query: {entry}",
+                 f"relation: {relation}", _PLD_FORMS[case.form]]
+                + [f"constructor: {c}" for c in dict.fromkeys(built)]
+                + [f"event: {n}" for n in names])
+    make, name = ((_pld_maker(KNOBS), "PLDAccountant") if accountant == "dp_accounting.pld"
+                  else (_rdp_maker, "RdpAccountant"))
+    accepted = _accepted(make, case)
+    if accepted is None:
+        return None
+    wrapped = [n for event, _ in accepted[1] for n in _event_names(event)]
+    return ([f"accountant: {name}", f"query: get_{query.kind}", f"relation: {relation}",
+             _FORMS[case.form]] + [f"event: {n}" for n in dict.fromkeys(wrapped)])
+
+
+def _event_names(event) -> List[str]:
+    """The class names of ``event`` and of the events inside it."""
+    inner = list(getattr(event, "events", ())) + (
+        [event.event] if hasattr(event, "event") else [])
+    return [type(event).__name__] + [n for e in inner for n in _event_names(e)]

@@ -3,7 +3,10 @@ distribution of the Poisson-subsampled Gaussian, arXiv:1906.03049).
 
 It expresses one mechanism: the Poisson-subsampled Gaussian, noise sigma / Delta, rate q,
 composed ``steps`` times, under remove/add (``get_delta_R`` / ``get_epsilon_R``: case relation
-add-remove) or substitution (``get_delta_S`` / ``get_epsilon_S``).  Its numbers are the
+add-remove) or substitution (``get_delta_S`` / ``get_epsilon_S``); the unsampled Gaussian
+is its q = 1.  Composition forms: the default passes scalars (``sigma``, ``q``, ``ncomp``),
+"count" one-element arrays, a heterogeneous case one array entry per part (``sigma``,
+``q``, ``ncomp`` arrays).  Its numbers are the
 package's "tight" guarantees, judged here as upper bounds (``fourier_accountant``).
 Knobs: ``nx`` (grid points, default 1e6) and ``L`` (grid half-width in loss units,
 default 20).  Parameters reach the peer as floats.
@@ -17,12 +20,12 @@ have the four functions with the keywords used here, so the adapter serves eithe
 from __future__ import annotations
 
 import importlib.util
-from typing import List
+from typing import List, Optional
 
 from ..cases import Case, Query
 from . import Accountant, fft_noise_floor, float_knobs
 
-__all__ = ["importable", "accountants", "KNOBS"]
+__all__ = ["importable", "accountants", "features", "KNOBS", "VOCABULARY"]
 
 KNOBS = {"nx": 1e6, "L": 20.0}
 _RELATIONS = {"add-remove": "R", "substitution": "S"}
@@ -42,12 +45,20 @@ def accountants(**knobs) -> List[Accountant]:
 def _prepare(case: Case, knobs):
     import fourier_accountant as fa
     relation = _RELATIONS.get(case.relation)
-    if (case.family, case.scheme, case.group) != ("gaussian", "poisson", 1) or relation is None:
+    plan = [_one_step(part) for part in case.parts()]
+    if relation is None or any(p is None for p in plan) or \
+            case.form not in ("default", "count", "heterogeneous"):
         return None
     delta_of = getattr(fa, f"get_delta_{relation}")
     eps_of = getattr(fa, f"get_epsilon_{relation}")
-    common = dict(sigma=float(case.param("sigma") / case.param("sensitivity")),
-                  q=float(case.param("q")), ncomp=case.steps, nx=int(knobs["nx"]), L=knobs["L"])
+    if case.form == "default":
+        (sigma, q, steps), = plan
+        common = dict(sigma=sigma, q=q, ncomp=steps)
+    else:
+        import numpy as np
+        common = dict(sigma=np.array([p[0] for p in plan]), q=np.array([p[1] for p in plan]),
+                      ncomp=np.array([p[2] for p in plan], dtype=np.int64))
+    common.update(nx=int(knobs["nx"]), L=knobs["L"])
 
     def answer(query: Query):
         if query.kind == "delta":
@@ -56,3 +67,38 @@ def _prepare(case: Case, knobs):
             return eps_of(target_delta=float(query.at), **common)
         return None
     return answer
+
+
+def _one_step(case: Case):
+    """(sigma / Delta, q, steps) of a homogeneous case (q = 1 unsampled), or None."""
+    if case.family != "gaussian" or case.group != 1 or case.scheme not in ("none", "poisson"):
+        return None
+    q = float(case.param("q")) if case.scheme == "poisson" else 1.0
+    return float(case.param("sigma") / case.param("sensitivity")), q, case.steps
+
+
+# --- coverage (refacct.validation.coverage) ----------------------------------------------
+
+VOCABULARY = {
+    "query: get_delta_R": "", "query: get_epsilon_R": "", "query: get_delta_S": "",
+    "query: get_epsilon_S": "", "form: scalar arguments": "", "form: one-element arrays": "",
+    "form: arrays of different (sigma, q)": "", "sampling: Poisson (q < 1)": "",
+    "sampling: none (q = 1)": "",
+    "module: compute_delta_var / compute_eps_var": "deprecated aliases of the same functions",
+    "module: experimental (binomial, exponential mechanism, subsampled Gaussian bounds)":
+    "not in refacct's catalogue",
+}
+_FORMS = {"default": "form: scalar arguments", "count": "form: one-element arrays",
+          "heterogeneous": "form: arrays of different (sigma, q)"}
+
+
+def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:
+    """The ``VOCABULARY`` entries this query exercises, or None when not asked."""
+    relation = _RELATIONS.get(case.relation)
+    parts = [_one_step(part) for part in case.parts()]
+    if relation is None or None in parts or case.form not in _FORMS or query.kind == "alpha":
+        return None
+    entry = "delta" if query.kind == "delta" else "epsilon"
+    return ([f"query: get_{entry}_{relation}", _FORMS[case.form]]
+            + ["sampling: none (q = 1)" if q == 1 else "sampling: Poisson (q < 1)"
+               for _, q, _ in parts])

@@ -10,7 +10,10 @@ num_steps)]`` and answers ``get_epsilon(delta)``.  Cases map to one history entr
                                      zero-out gives the same pair as add-remove)
 
 under add-remove (zero-out for deterministic batching); group privacy, Laplace, RR, other
-samplings and relations are not expressible.  Accountants, all judged as upper bounds:
+samplings and relations are not expressible.  Composition forms: the default sets the
+history; "repeated" calls ``step(noise_multiplier=, sample_rate=)`` once per step (Opacus
+merges equal steps into one history entry); a heterogeneous case sets one history entry per
+part.  A count argument and lists of events have no counterpart.  Accountants, all judged as upper bounds:
 
 ``opacus.rdp``  ``RDPAccountant.get_epsilon(delta)`` over its default orders
                 (``RDPAccountant.DEFAULT_ALPHAS``: 1.1 .. 10.9 by 0.1, then 12 .. 63).
@@ -40,7 +43,8 @@ from ...accountants.vocabulary import opacus_history_of
 from ..cases import Case, Query
 from . import Accountant, fft_noise_floor, float_knobs
 
-__all__ = ["importable", "accountants", "history_of", "KNOBS"]
+__all__ = ["importable", "accountants", "history_of", "histories_of", "features", "KNOBS",
+           "VOCABULARY"]
 
 KNOBS = {"eps_error": 0.01, "delta_error_relative": 1e-3}
 
@@ -65,27 +69,40 @@ def history_of(case: Case) -> Optional[Tuple[float, float, int]]:
     return opacus_history_of(case)
 
 
-def _prepare(case: Case, which: str, knobs):
-    history = history_of(case)
-    if history is None:
+def histories_of(case: Case) -> Optional[List[Tuple[float, float, int]]]:
+    """One history entry per part of ``case`` in a form Opacus has, or None."""
+    if case.form not in ("default", "repeated", "heterogeneous"):
         return None
+    found = [history_of(part) for part in case.parts()]
+    return None if any(h is None for h in found) else found
+
+
+def _prepare(case: Case, which: str, knobs):
+    history = histories_of(case)
+    if history is None or (which == "gdp" and len(history) > 1):
+        return None  # GDP's mu is for one (sigma, q): Opacus's GaussianAccountant keeps one
 
     def answer(query: Query):
         at = float(query.at)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if query.kind == "epsilon":
-                return _epsilon(which, history, at, knobs)
+                return _epsilon(which, case.form, history, at, knobs)
             if query.kind == "delta" and which == "gdp":
-                return _gdp_delta(history, at)
+                return _gdp_delta(history[0], at)
         return None
     return answer
 
 
-def _epsilon(which: str, history, delta: float, knobs) -> float:
+def _epsilon(which: str, form: str, history, delta: float, knobs) -> float:
     from opacus.accountants import create_accountant
     acc = create_accountant(mechanism=which)
-    acc.history = [history]
+    if form == "repeated":
+        for noise, rate, steps in history:
+            for _ in range(steps):
+                acc.step(noise_multiplier=noise, sample_rate=rate)
+    else:
+        acc.history = list(history)
     if which == "prv":
         return acc.get_epsilon(delta, eps_error=knobs["eps_error"],
                                delta_error=knobs["delta_error_relative"] * delta)
@@ -98,3 +115,35 @@ def _gdp_delta(history, eps: float) -> float:
     noise, rate, steps = history
     mu = gdp.compute_mu_poisson(steps=steps, noise_multiplier=noise, sample_rate=rate)
     return gdp.delta_eps_mu(eps=eps, mu=mu)
+
+
+# --- coverage (refacct.validation.coverage) ----------------------------------------------
+
+VOCABULARY = {
+    "accountant: RDPAccountant": "", "accountant: PRVAccountant": "",
+    "accountant: GaussianAccountant": "",
+    "query: get_epsilon": "", "query: gdp.delta_eps_mu (GDP's delta)": "",
+    "form: history": "", "form: step() per step": "", "form: several history entries": "",
+    "sampling: Poisson (sample_rate < 1)": "", "sampling: none (sample_rate = 1)": "",
+    "query: get_privacy_spent": "RDPAccountant's (eps, best order): the same eps as "
+    "get_epsilon",
+    "accountant: GaussianAccountant with poisson=False": "the CLT for sampling without "
+    "replacement (Bu et al.): an approximation for which refacct has no matching entry",
+    "sampling: uniform without replacement": "Opacus accounts for Poisson sampling only",
+}
+_FORMS = {"default": "form: history", "repeated": "form: step() per step",
+          "heterogeneous": "form: several history entries"}
+_NAMES = {"rdp": "RDPAccountant", "prv": "PRVAccountant", "gdp": "GaussianAccountant"}
+
+
+def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:
+    """The ``VOCABULARY`` entries this query exercises, or None when not asked."""
+    which = accountant.split(".")[1]
+    history = histories_of(case)
+    if history is None or (which == "gdp" and len(history) > 1) or query.kind == "alpha" \
+            or (query.kind == "delta" and which != "gdp"):
+        return None
+    entry = "get_epsilon" if query.kind == "epsilon" else "gdp.delta_eps_mu (GDP's delta)"
+    return ([f"accountant: {_NAMES[which]}", f"query: {entry}", _FORMS[case.form]]
+            + ["sampling: none (sample_rate = 1)" if rate == 1 else
+               "sampling: Poisson (sample_rate < 1)" for _, rate, _ in history])

@@ -12,6 +12,12 @@ under add-remove (or zero-out for deterministic batching, the same Gaussian pair
 subsampled PRV is the privacy loss of the remove pair ((1 - q) N(0, s^2) + q N(1, s^2),
 N(0, s^2)) only (its support starts at log(1 - q)); the add direction is not composed.
 
+Composition forms: the default passes ``max_self_compositions=[k]`` and
+``num_self_compositions=[k]``; "count" builds the accountant for twice the steps
+(``max_self_compositions=[2k]``) and asks for ``[k]``; a heterogeneous case passes one PRV
+per part (``prvs=[...]``, counts ``[k_1, k_2, ...]``).  One call per step and lists of
+events have no counterpart.
+
 ``PRVAccountant.compute_delta`` / ``compute_epsilon`` return (lower, estimate, upper):
 ``prv_accountant.upper`` reports the upper and ``prv_accountant.lower`` the lower value.
 Knobs: ``eps_error`` (default 0.01), ``delta_error`` for delta(eps) queries (absolute,
@@ -21,12 +27,13 @@ times delta, default 1e-3, the package's suggestion).  Parameters reach the peer
 from __future__ import annotations
 
 import importlib.util
-from typing import List
+from typing import List, Optional, Tuple
 
 from ..cases import Case, Query
 from . import Accountant, fft_noise_floor, float_knobs
 
-__all__ = ["importable", "accountants", "prv_of", "KNOBS"]
+__all__ = ["importable", "accountants", "prv_of", "plan_of", "features", "KNOBS",
+           "VOCABULARY"]
 
 KNOBS = {"eps_error": 0.01, "delta_error": 1e-12, "delta_error_relative": 1e-3}
 _POSITION = {"lower": 0, "upper": 2}
@@ -45,7 +52,7 @@ def accountants(**knobs) -> List[Accountant]:
 
 
 def prv_of(case: Case):
-    """(PRV, number of compositions) for ``case``, or None."""
+    """(PRV, number of compositions) for a homogeneous ``case``, or None."""
     import prv_accountant as prv
     if case.group != 1 or case.relation not in ("add-remove", "zero-out"):
         return None
@@ -62,8 +69,16 @@ def prv_of(case: Case):
     return None
 
 
+def plan_of(case: Case) -> Optional[List[Tuple[object, int]]]:
+    """[(PRV, compositions)] per part of ``case`` in a form this peer has, or None."""
+    if case.form not in ("default", "count", "heterogeneous"):
+        return None
+    plan = [prv_of(part) for part in case.parts()]
+    return None if any(p is None for p in plan) else plan
+
+
 def _prepare(case: Case, which: str, knobs):
-    if prv_of(case) is None:
+    if plan_of(case) is None:
         return None
 
     def answer(query: Query):
@@ -71,10 +86,10 @@ def _prepare(case: Case, which: str, knobs):
             return None
         at = float(query.at)
         if query.kind == "delta":
-            acc, count = _accountant(case, knobs["eps_error"], knobs["delta_error"])
-            return acc.compute_delta(at, [count])[_POSITION[which]]
-        acc, count = _accountant(case, knobs["eps_error"], knobs["delta_error_relative"] * at)
-        return acc.compute_epsilon(at, [count])[_POSITION[which]]
+            acc, counts = _accountant(case, knobs["eps_error"], knobs["delta_error"])
+            return acc.compute_delta(at, counts)[_POSITION[which]]
+        acc, counts = _accountant(case, knobs["eps_error"], knobs["delta_error_relative"] * at)
+        return acc.compute_epsilon(at, counts)[_POSITION[which]]
     return answer
 
 
@@ -85,11 +100,45 @@ def _accountant(case: Case, eps_error: float, delta_error: float):
     """(``PRVAccountant``, compositions) per (case, errors), shared by upper and lower
     (the last few are kept)."""
     import prv_accountant as prv
-    key = (case.describe(), eps_error, delta_error)
+    key = (case.name, case.describe(), eps_error, delta_error)
     if key not in _CACHE:
-        mech, count = prv_of(case)
+        plan = plan_of(case)
+        counts = [count for _, count in plan]
+        most = [2 * c for c in counts] if case.form == "count" else counts
         if len(_CACHE) >= 8:
             _CACHE.clear()
-        _CACHE[key] = (prv.PRVAccountant(prvs=[mech], max_self_compositions=[count],
-                                         eps_error=eps_error, delta_error=delta_error), count)
+        _CACHE[key] = (prv.PRVAccountant(prvs=[mech for mech, _ in plan],
+                                         max_self_compositions=most, eps_error=eps_error,
+                                         delta_error=delta_error), counts)
     return _CACHE[key]
+
+
+# --- coverage (refacct.validation.coverage) ----------------------------------------------
+
+VOCABULARY = {
+    "accountant: PRVAccountant": "", "query: compute_delta": "", "query: compute_epsilon": "",
+    "mechanism: GaussianMechanism": "", "mechanism: PoissonSubsampledGaussianMechanism": "",
+    "mechanism: LaplaceMechanism": "",
+    "mechanism: PureDPMechanism / ApproximateDPMechanism": "an (eps, delta) statement, not "
+    "a mechanism: no single pair of distributions to compare against",
+    "mechanism: RandomisedResponse": "prv_accountant 0.2.0's randomised response has no "
+    "documented neighbouring relation to match a catalogue entry",
+    "form: max_self_compositions = num_self_compositions": "",
+    "form: num_self_compositions below max_self_compositions": "",
+    "form: several prvs": "",
+    "answer: lower end": "", "answer: upper end": "",
+    "answer: estimate": "neither bound: judged through its two ends",
+}
+_FORMS = {"default": "form: max_self_compositions = num_self_compositions",
+          "count": "form: num_self_compositions below max_self_compositions",
+          "heterogeneous": "form: several prvs"}
+
+
+def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:
+    """The ``VOCABULARY`` entries this query exercises, or None when not asked."""
+    plan = plan_of(case)
+    if plan is None or query.kind == "alpha":
+        return None
+    return (["accountant: PRVAccountant", f"query: compute_{query.kind}", _FORMS[case.form],
+             f"answer: {accountant.split('.')[1]} end"]
+            + [f"mechanism: {type(mech).__name__}" for mech, _ in plan])

@@ -1,0 +1,273 @@
+"""The conformance suite: cases generated across what the peers can express (issue 14).
+
+    python -m refacct.validation.generate [--file PATH]
+
+writes the case definitions of ``conformance.json`` (keeping the stored reference of every
+query whose case is unchanged); ``python -m refacct.validation.recompute --suite
+conformance --write --missing`` then computes the missing references case by case (it
+resumes where it stopped), and ``refacct validate --suite conformance`` judges the peers
+on them at the cost of the peers' own time.
+
+The grid is drawn from practice: sigma 1/2 .. 5, sampling rates 1e-4 .. 1/10, 1 to 10^5
+steps, eps 1/10 .. 20, delta 1e-5 .. 1e-100.  It crosses every mechanism family of the
+catalogue the peers share (Gaussian, Laplace, binary randomized response, Gaussian
+mixtures of group privacy, truncated Poisson), every sampling scheme (none, Poisson,
+without replacement, truncated Poisson, deterministic batches), every neighbouring
+relation, and every composition form (``cases.FORMS``: the peer's self-composition, a count
+argument, one call per step, a list of events, heterogeneous sequences).  Unsampled
+mechanisms are scaled with the number of steps (sigma times about sqrt(T)), so that their
+curves stay away from 0 and 1.  Each case asks two delta(eps) and two eps(delta) queries,
+rotating through the eps and delta grids.  Few steps get 20 verified digits (exact or
+quadrature); many steps get proven brackets (marked slow: 10 s to minutes each).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Sequence
+
+from .. import api
+from .cases import case_from_json, catalogue_path, read_catalogue
+
+__all__ = ["EPSILONS", "DELTAS", "generate", "merge", "main"]
+
+EPSILONS = ("1/10", "1/2", "1", "2", "5", "10", "20")
+DELTAS = ("1e-5", "1e-10", "1e-30", "1e-100")
+SIGMAS = ("1/2", "1", "2", "5")
+RATES = ("1e-4", "1e-3", "1e-2", "1/10")
+SOURCE = "generated (issue 14): refacct.validation.generate"
+# sigma of an unsampled Gaussian per step count: about sqrt(T), so mu = sqrt(T) / sigma
+_SCALE = {1: 1, 10: 3, 100: 10, 10_000: 100, 100_000: 300}
+# (sigma, q) per step count for proven brackets of the Poisson-subsampled Gaussian
+_BRACKETS = {10: (("1", "1/10"), ("2", "1/10"), ("1/2", "1e-2")),
+             100: (("1", "1e-2"), ("2", "1/10"), ("1/2", "1e-3")),
+             1000: (("1", "1e-3"), ("2", "1e-2"), ("5", "1/10")),
+             10_000: (("1", "1e-3"), ("1/2", "1e-4"), ("2", "1e-2")),
+             100_000: (("1", "1e-4"), ("2", "1e-3"), ("5", "1e-2"))}
+
+
+def _times(c: str, n: int) -> str:
+    """c * n as exact text ("1/2" * 10 = "5")."""
+    return str(Fraction(c) * n)
+
+
+def _case(name: str, mechanism: Dict, sampling: Dict, relation: str, steps: int, *,
+          note: str, group: int = 1, form: str = "default", segments: Sequence[Dict] = ()) -> Dict:
+    """A case definition; a proven bracket (``refacct.routing``) gets 6 digits and is
+    marked slow, the standard engines get 20 digits."""
+    obj = {"name": name.replace("/", "_"), "source": SOURCE, "note": note, "mechanism": mechanism,
+           "sampling": sampling, "relation": relation, "steps": steps, "group": group,
+           "digits": 20, "slow": False, "queries": []}
+    if form != "default":
+        obj["form"] = form
+    if segments:
+        obj["segments"] = list(segments)
+    bracket = api.route(*case_from_json(obj).composed()).bracket
+    obj.update(digits=6 if bracket else 20, slow=bracket)
+    return obj
+
+
+def _gaussian(sigma: str) -> Dict:
+    return {"family": "gaussian", "sigma": sigma}
+
+
+def _poisson(q: str) -> Dict:
+    return {"scheme": "poisson", "q": q}
+
+
+_NONE = {"scheme": "none"}
+
+
+def _unsampled_gaussians() -> Iterator[Dict]:
+    for relation, (steps, scale), c in itertools.product(
+            ("add-remove", "zero-out", "substitution"), _SCALE.items(), SIGMAS):
+        sigma = _times(c, scale)
+        yield _case(f"gauss-none-{relation}-s{sigma}-T{steps}", _gaussian(sigma), _NONE,
+                    relation, steps, note="unsampled Gaussian, closed form (002 Prop. 3.1)")
+
+
+def _deterministic() -> Iterator[Dict]:
+    for relation, sigma in itertools.product(("zero-out", "substitution"), SIGMAS):
+        yield _case(f"gauss-det-{relation}-s{sigma}", _gaussian(sigma),
+                    {"scheme": "deterministic"}, relation, 100,
+                    note="deterministic batches: each record in one batch (002 Prop. 3.1)")
+
+
+def _poisson_gaussians() -> Iterator[Dict]:
+    for sigma, q, steps in itertools.product(SIGMAS, RATES, (1, 2)):
+        yield _case(f"gauss-poisson-add-remove-s{sigma}-q{q}-T{steps}", _gaussian(sigma),
+                    _poisson(q), "add-remove", steps,
+                    note="Poisson-subsampled Gaussian (001 Thm 10.1), quadrature")
+    for relation, (sigma, q) in itertools.product(("zero-out", "substitution"),
+                                                  itertools.product(SIGMAS, RATES)):
+        for steps in (1, 2) if q == "1e-2" else (1,):
+            yield _case(f"gauss-poisson-{relation}-s{sigma}-q{q}-T{steps}", _gaussian(sigma),
+                        _poisson(q), relation, steps,
+                        note="Poisson-subsampled Gaussian, quadrature")
+    for steps, pairs in _BRACKETS.items():
+        for sigma, q in pairs:
+            yield _case(f"gauss-poisson-add-remove-s{sigma}-q{q}-T{steps}", _gaussian(sigma),
+                        _poisson(q), "add-remove", steps,
+                        note="Poisson-subsampled Gaussian, many steps: a proven bracket")
+
+
+def _laplace() -> Iterator[Dict]:
+    scales = {1: 1, 2: 1, 10: 5, 100: 20}
+    for (steps, scale), c in itertools.product(scales.items(), SIGMAS):
+        b = _times(c, scale)
+        yield _case(f"laplace-none-add-remove-b{b}-T{steps}", {"family": "laplace", "scale": b},
+                    _NONE, "add-remove", steps, note="unsampled Laplace")
+    for steps, b in itertools.product((1, 2), SIGMAS):
+        yield _case(f"laplace-none-substitution-b{b}-T{steps}", {"family": "laplace", "scale": b},
+                    _NONE, "substitution", steps, note="unsampled Laplace, substitution")
+    for b, q, steps in itertools.product(("1/2", "1", "2"), ("1e-2", "1/10"), (1, 2)):
+        yield _case(f"laplace-poisson-add-remove-b{b}-q{q}-T{steps}",
+                    {"family": "laplace", "scale": b}, _poisson(q), "add-remove", steps,
+                    note="Poisson-subsampled Laplace")
+
+
+def _randomized_response() -> Iterator[Dict]:
+    for p, steps in itertools.product(("51/100", "3/5", "3/4", "9/10"), (1, 3, 100, 10_000)):
+        if steps == 10_000 and p in ("3/4", "9/10"):
+            continue
+        yield _case(f"rr-none-replace-one-p{p.replace('/', '_')}-T{steps}",
+                    {"family": "rr", "p": p}, _NONE, "replace-one", steps,
+                    note="binary randomized response: exact rationals")
+
+
+def _groups() -> Iterator[Dict]:
+    for group, (sigma, q), steps in itertools.product((2, 3), (("1", "1e-2"), ("2", "1/10")), (1, 2)):
+        yield _case(f"group{group}-poisson-add-remove-s{sigma}-q{q}-T{steps}", _gaussian(sigma),
+                    _poisson(q), "add-remove", steps, group=group,
+                    note="group privacy of the Poisson-subsampled Gaussian (003 Thm 3.1)")
+
+
+def _other_samplings() -> Iterator[Dict]:
+    for relation, p in itertools.product(("add-remove", "zero-out", "replace-one"), ("1/20", "1/10")):
+        yield _case(f"truncpoisson-{relation}-p{p.replace('/', '_')}-T1", _gaussian("1"),
+                    {"scheme": "truncated-poisson", "n": 100, "p_sample": p, "max_batch": 12},
+                    relation, 1, note="truncated Poisson sampling (004 Thm 3.1)")
+    for batch, sigma in itertools.product((1, 10), ("1", "2")):
+        yield _case(f"wor-substitution-s{sigma}-b{batch}-T1", _gaussian(sigma),
+                    {"scheme": "wor", "n": 100, "batch": batch}, "substitution", 1,
+                    note="sampling without replacement, substitution (001 Sec. 7)")
+
+
+def _forms() -> Iterator[Dict]:
+    bases = (("gauss-poisson-s1-q1e-2-T2", _gaussian("1"), _poisson("1e-2"), "add-remove", 2),
+             ("gauss-poisson-s1-q1e-2-T100", _gaussian("1"), _poisson("1e-2"), "add-remove", 100),
+             ("gauss-none-s10-T100", _gaussian("10"), _NONE, "add-remove", 100),
+             ("laplace-none-b5-T10", {"family": "laplace", "scale": "5"}, _NONE, "add-remove", 10),
+             ("rr-p3_5-T10", {"family": "rr", "p": "3/5"}, _NONE, "replace-one", 10))
+    for (name, mechanism, sampling, relation, steps), form in itertools.product(
+            bases, ("count", "repeated", "list")):
+        yield _case(f"form-{form}-{name}", mechanism, sampling, relation, steps, form=form,
+                    note=f"composition form {form!r}")
+    yield _case("form-count-gauss-poisson-s1-q1e-3-T10000", _gaussian("1"), _poisson("1e-3"),
+                "add-remove", 10_000, form="count",
+                note="composition form 'count', many steps")
+
+
+def _heterogeneous() -> Iterator[Dict]:
+    def seg(mechanism, sampling, steps):
+        return {"mechanism": mechanism, "sampling": sampling, "steps": steps}
+    yield _case("hetero-gauss-none-s1x5-s2x10", _gaussian("1"), _NONE, "add-remove", 5,
+                segments=[seg(_gaussian("2"), _NONE, 10)], form="heterogeneous",
+                note="two unsampled Gaussians composed")
+    yield _case("hetero-poisson-s1q1e-2x1-s2q1_10x1", _gaussian("1"), _poisson("1e-2"),
+                "add-remove", 1, segments=[seg(_gaussian("2"), _poisson("1/10"), 1)],
+                form="heterogeneous", note="two Poisson-subsampled Gaussians, one step each")
+    yield _case("hetero-poisson-s1q1e-2x50-s2q1_10x30", _gaussian("1"), _poisson("1e-2"),
+                "add-remove", 50, segments=[seg(_gaussian("2"), _poisson("1/10"), 30)],
+                form="heterogeneous", note="a schedule: 50 then 30 steps")
+    yield _case("hetero-poisson-s1q1e-3x1000-s1_2q1e-3x100", _gaussian("1"), _poisson("1e-3"),
+                "add-remove", 1000, segments=[seg(_gaussian("1/2"), _poisson("1e-3"), 100)],
+                form="heterogeneous", note="a noise schedule: sigma 1 then 1/2")
+    yield _case("hetero-gauss-none-then-poisson", _gaussian("5"), _NONE, "add-remove", 1,
+                segments=[seg(_gaussian("1"), _poisson("1e-2"), 1)], form="heterogeneous",
+                note="a public release, then a subsampled step")
+
+
+GROUPS = (_unsampled_gaussians, _deterministic, _poisson_gaussians, _laplace,
+          _randomized_response, _groups, _other_samplings, _forms, _heterogeneous)
+
+
+def _with_queries(index: int, obj: Dict) -> Dict:
+    """Two delta(eps) and two eps(delta) queries, rotating through the grids with
+    ``index``."""
+    eps = [EPSILONS[(2 * index + j) % len(EPSILONS)] for j in (0, 1)]
+    deltas = [DELTAS[(index + j) % len(DELTAS)] for j in (0, 2)]
+    queries = [{"kind": "delta", "at": e} for e in sorted(eps, key=Fraction)]
+    queries += [{"kind": "epsilon", "at": d} for d in sorted(deltas, key=Fraction)]
+    return dict(obj, queries=queries)
+
+
+def generate() -> List[Dict]:
+    """Every case definition of the suite, queries without references."""
+    cases = [obj for group in GROUPS for obj in group()]
+    names = [c["name"] for c in cases]
+    duplicated = {n for n in names if names.count(n) > 1}
+    if duplicated:
+        raise AssertionError(f"generated names repeat: {sorted(duplicated)}")
+    first: Dict[str, int] = {}
+    for i, obj in enumerate(cases):  # one mechanism in several forms: the same queries
+        first.setdefault(json.dumps(_mechanism(obj), sort_keys=True), i)
+    return [_with_queries(first[json.dumps(_mechanism(obj), sort_keys=True)], obj)
+            for obj in cases]
+
+
+def _mechanism(case: Dict) -> Dict:
+    return {k: v for k, v in case.items() if k not in ("name", "note", "form", "queries")}
+
+
+def merge(new: List[Dict], old: Optional[Dict]) -> List[Dict]:
+    """``new`` with the references of ``old`` kept where the case and query are unchanged."""
+    if old is None:
+        return new
+    stored = {c["name"]: c for c in old["cases"]}
+    out = []
+    for case in new:
+        before = stored.get(case["name"])
+        same = before is not None and _definition(before) == _definition(case)
+        refs = {(q["kind"], q["at"]): q.get("reference") for q in before["queries"]} if same else {}
+        queries = []
+        for q in case["queries"]:
+            ref = refs.get((q["kind"], q["at"]))
+            queries.append(dict(q, reference=ref) if ref else q)
+        out.append(dict(case, queries=queries))
+    return out
+
+
+def _definition(case: Dict) -> Dict:
+    return {k: v for k, v in case.items() if k not in ("queries", "note", "source")}
+
+
+ABOUT = ("refacct conformance suite (issue 14), generated by `python -m "
+         "refacct.validation.generate`; references written by `python -m "
+         "refacct.validation.recompute --suite conformance --write --missing`, checked by the "
+         "same command without --write.  Fields as in cases.json.")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m refacct.validation.generate",
+                                     description="Write the conformance suite's definitions.")
+    parser.add_argument("--file", type=Path, default=None,
+                        help="output (default: the shipped conformance.json)")
+    args = parser.parse_args(argv)
+    path = args.file or catalogue_path("conformance")
+    old = read_catalogue(path) if path.exists() else None
+    cases = merge(generate(), old)
+    path.write_text(json.dumps({"about": ABOUT, "cases": cases}, indent=1, ensure_ascii=False)
+                    + "\n", encoding="utf-8")
+    stored = sum(1 for c in cases for q in c["queries"] if q.get("reference"))
+    total = sum(len(c["queries"]) for c in cases)
+    print(f"{path}: {len(cases)} cases, {total} queries, {stored} with stored references")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""The conformance suite (issue 14): generated cases, their stored references checked
+against closed forms and exact sums, and each peer's vocabulary covered."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from math import comb
+
+import mpmath
+import pytest
+
+from refacct.validation import coverage
+from refacct.validation.adapters import available_peers, resolve
+from refacct.validation.cases import catalogue_path, load_cases, read_catalogue
+from refacct.validation.generate import generate, merge
+
+CASES = load_cases(suite="conformance")
+BY_NAME = {c.name: c for c in CASES}
+
+
+def _definition(obj):
+    return {k: v for k, v in obj.items() if k != "queries"} | {
+        "queries": [{"kind": q["kind"], "at": q["at"]} for q in obj["queries"]]}
+
+
+def test_file_is_what_the_generator_writes():
+    stored = read_catalogue(catalogue_path("conformance"))["cases"]
+    assert [_definition(c) for c in stored] == [_definition(c) for c in generate()]
+    assert len(stored) >= 200 and len({c["name"] for c in stored}) == len(stored)
+
+
+def test_merge_keeps_references_of_unchanged_cases_only():
+    new = generate()[:2]
+    old = {"cases": [dict(new[0], queries=[dict(q, reference={"value": "1"})
+                                           for q in new[0]["queries"]]),
+                     dict(new[1], steps=new[1]["steps"] + 1,
+                          queries=[dict(q, reference={"value": "1"}) for q in new[1]["queries"]])]}
+    merged = merge(new, old)
+    assert all(q.get("reference") == {"value": "1"} for q in merged[0]["queries"])
+    assert all("reference" not in q for q in merged[1]["queries"])
+
+
+def test_every_fast_query_has_a_reference():
+    missing = [f"{c.name} {q}" for c in CASES if not c.slow for q in c.queries
+               if q.reference is None]
+    assert not missing
+
+
+def test_the_grid_spans_practice():
+    """sigma 1/2 .. 5 (sampled), q 1e-4 .. 1/10, T 1 .. 10^5, eps 1/10 .. 20, delta 1e-5 ..
+    1e-100, every form, every relation."""
+    sampled = [c for c in CASES if c.scheme == "poisson" and c.family == "gaussian"]
+    assert {c.param("sigma") for c in sampled} >= {Fraction(1, 2), Fraction(5)}
+    assert {c.param("q") for c in sampled} >= {Fraction(1, 10**4), Fraction(1, 10)}
+    assert {c.steps for c in CASES} >= {1, 2, 10, 100, 1000, 10**4, 10**5}
+    ats = {(q.kind, q.at) for c in CASES for q in c.queries}
+    assert {("delta", Fraction(1, 10)), ("delta", Fraction(20))} <= ats
+    assert {("epsilon", Fraction(1, 10**5)), ("epsilon", Fraction(1, 10**100))} <= ats
+    assert {c.form for c in CASES} == {"default", "count", "repeated", "list", "heterogeneous"}
+    assert {c.relation for c in CASES} >= {"add-remove", "zero-out", "substitution",
+                                          "replace-one"}
+
+
+def _mp(x: Fraction):
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _within(truth, ref) -> bool:
+    """|truth - stored value| <= stored bound (the stored bound covers the rounding)."""
+    return abs(truth - _mp(ref.value)) <= _mp(ref.abs_error)
+
+
+def _balle_wang(mu, eps):
+    """delta(eps) of N(0, 1) vs N(mu, 1): Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu)
+    (Balle and Wang 2018, Thm 8)."""
+    return mpmath.ncdf(mu / 2 - eps / mu) - mpmath.exp(eps) * mpmath.ncdf(-mu / 2 - eps / mu)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.name.startswith("gauss-none-")],
+                         ids=lambda c: c.name)
+def test_unsampled_gaussian_references_match_the_closed_form(case):
+    """T steps of N(0, s^2) vs N(D, s^2) are N(0, 1) vs N(mu, 1) with mu = sqrt(T) D / s;
+    D = 1 under add-remove and zero-out, 2 under substitution (the sum moves by up to
+    twice a record's bound)."""
+    shift = 2 if case.relation == "substitution" else 1
+    with mpmath.workdps(50):
+        mu = mpmath.sqrt(case.steps) * shift / _mp(case.param("sigma"))
+        for q in case.queries:
+            if q.kind == "delta":
+                assert _within(_balle_wang(mu, _mp(q.at)), q.reference), str(q)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.family == "rr" and c.steps <= 100],
+                         ids=lambda c: c.name)
+def test_randomized_response_references_match_the_binomial_sum(case):
+    """T steps of binary randomized response reporting the true bit with probability p,
+    under replace-one: the worst pair is (Binom(T, p), Binom(T, 1 - p)) on the count of
+    reported ones, so delta(eps) = sum_k C(T, k) max(0, p^k (1-p)^(T-k) - e^eps (1-p)^k
+    p^(T-k))."""
+    p, T = case.param("p"), case.steps
+    with mpmath.workdps(60):
+        for q in case.queries:
+            if q.kind != "delta":
+                continue
+            ratio = mpmath.exp(_mp(q.at))
+            truth = mpmath.fsum(
+                comb(T, k) * max(0, _mp(p ** k * (1 - p) ** (T - k))
+                                 - ratio * _mp((1 - p) ** k * p ** (T - k)))
+                for k in range(T + 1))
+            assert _within(truth, q.reference), str(q)
+
+
+def test_a_heterogeneous_case_is_the_product_of_its_parts():
+    """Two unsampled Gaussians, sigma 1 five times then sigma 2 ten times: the composition
+    is N(0, 1) vs N(mu, 1) with mu^2 = 5 / 1 + 10 / 4 (the means shift add in quadrature)."""
+    case = BY_NAME["hetero-gauss-none-s1x5-s2x10"]
+    with mpmath.workdps(50):
+        mu = mpmath.sqrt(mpmath.mpf(5) + mpmath.mpf(10) / 4)
+        for q in case.queries:
+            if q.kind == "delta":
+                assert _within(_balle_wang(mu, _mp(q.at)), q.reference), str(q)
+    assert case.composed()[0].bound == "tight"
+
+
+def test_forms_share_their_reference():
+    """A composition form changes how a peer is asked, not the truth: form cases equal the
+    default case of the same mechanism (each computed on its own)."""
+    base = BY_NAME["gauss-poisson-add-remove-s1-q1e-2-T2"]
+    for form in ("count", "repeated", "list"):
+        other = BY_NAME[f"form-{form}-gauss-poisson-s1-q1e-2-T2"]
+        for a, b in zip(base.queries, other.queries):
+            assert (a.kind, a.at) == (b.kind, b.at)
+            assert abs(a.reference.value - b.reference.value) <= \
+                a.reference.abs_error + b.reference.abs_error
+
+
+PEERS = available_peers()
+
+
+@pytest.mark.parametrize("peer", PEERS)
+def test_the_suite_covers_each_peer_vocabulary(peer):
+    counts = coverage.exercised(resolve(peer), CASES)[peer]
+    assert coverage.gaps(peer, counts) == []
+    text = coverage.render(peer, counts)
+    assert "not exercised" not in text and "Not covered" in text
+
+
+def _sample():
+    """One small case per (family, scheme, relation, form, parts), few steps, no group."""
+    seen, out = set(), []
+    for case in CASES:
+        key = (case.family, case.scheme, case.relation, case.form, len(case.parts()))
+        if key not in seen and case.group == 1 and all(p.steps <= 10 for p in case.parts()):
+            seen.add(key)
+            out.append(case)
+    return out
+
+
+def _answered(answer, query) -> bool:
+    """The adapter asked the peer (an exception from the peer is an answer: a failure)."""
+    try:
+        return answer(query) is not None
+    except Exception:
+        return True
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("peer", PEERS)
+def test_features_name_exactly_the_queries_the_adapter_asks(peer):
+    """``features`` (no peer run) is None exactly when the adapter does not ask the query."""
+    module_features = coverage.peer_module(peer).features
+    for acc in resolve(peer):
+        for case in _sample():
+            answer = acc.prepare(case)
+            for query in case.queries:
+                asked = answer is not None and _answered(answer, query)
+                assert (module_features(acc.name, case, query) is not None) == asked, \
+                    (acc.name, case.name, str(query))
+
+
+def test_validate_the_conformance_suite_with_coverage(tmp_path):
+    """A user accountant that answers the closed form's upper end on the unsampled Gaussian
+    cases is sound; the coverage section is present (peers only)."""
+    module = tmp_path / "closed_form_acc.py"
+    module.write_text(
+        "def acc(case, query):\n"
+        "    r = query.reference\n"
+        "    return None if r is None or query.kind != 'delta' else r.value + r.abs_error\n")
+    out = subprocess.run([sys.executable, "-m", "refacct", "validate", "--suite", "conformance",
+                          "--cases", "gauss-none-add-remove-*", "--accountant",
+                          "closed_form_acc:acc", "--coverage", "--format", "json"],
+                         capture_output=True, text=True, cwd=tmp_path,
+                         env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout.strip())
+    assert report["summary"]["closed_form_acc:acc"]["sound"] == 40
