@@ -13,8 +13,10 @@
     refacct delta|epsilon ... [--bracket] [--width W]   (proven brackets, refacct.brackets)
     refacct reproduce [--markdown results/reproduce.md] [--digits 20]
     refacct validate [--accountant NAME|module:function ...] [--cases PATTERN ...]
+                     [--suite reference|conformance] [--quick] [--coverage]
                      [--format table|json|markdown]          (``refacct.validation``)
-    refacct cases    [--cases PATTERN ...] [--check [--quick]]
+    refacct cases    [--suite reference|conformance] [--cases PATTERN ...] [--check [--quick]]
+    refacct scorecard [--output docs/scorecard.md] [--quick]
 
 SPEC.json is a pair specification (``refacct.spec``; ``-`` reads it from stdin); a mechanism
 name builds the pair(s) from the catalogue (``refacct.mechanisms``), and the records add
@@ -59,6 +61,7 @@ from .reproduce import digits_text, render_markdown, render_text, run_all
 from .result import DeltaResult, EpsilonResult, directed_text, format_mpf, printed
 from .spec import SpecError, load_pair, load_pair_file, loads
 from .validation import command as validation_command
+from .validation import scorecard
 
 __all__ = ["main", "build_parser", "DEFAULT_MARKDOWN"]
 
@@ -215,6 +218,12 @@ def build_parser() -> argparse.ArgumentParser:
                                    "values and exits 1 if any drifted beyond its bound.")
     validation_command.add_cases_arguments(c)
     c.set_defaults(func=validation_command.run_cases)
+    s = sub.add_parser("scorecard", help="judge every installed peer, write docs/scorecard.md",
+                       description="Judge every installed peer on the reference cases and "
+                                   "the conformance suite and write the scorecard (verdicts "
+                                   "per area, findings with reproducers, coverage).")
+    scorecard.add_arguments(s)
+    s.set_defaults(func=scorecard.run)
     for command in sub.choices.values():  # --debug after the command too
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                              help="on an internal error, show the traceback")

@@ -196,3 +196,79 @@ def test_validate_the_conformance_suite_with_coverage(tmp_path):
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout.strip())
     assert report["summary"]["closed_form_acc:acc"]["sound"] == 40
+
+
+# --- the quick slice, reproducers and the scorecard --------------------------------------
+
+def test_the_quick_slice_spans_the_suite():
+    from refacct.validation.scorecard import QUICK, quick_cases
+    quick = quick_cases()
+    assert len(quick) == len(QUICK)
+    assert {(c.family, c.scheme) for c in quick} == {(c.family, c.scheme) for c in CASES}
+    assert {c.form for c in quick} == {c.form for c in CASES}
+    assert {c.relation for c in quick} == {c.relation for c in CASES}
+
+
+def _printed(code: str) -> str:
+    import contextlib
+    import io
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer):
+            exec(code, {})
+    except Exception as exc:  # the peer raised: the reproducer shows the same exception
+        return repr(exc)
+    return buffer.getvalue().strip().splitlines()[-1]
+
+
+def _asked(answer, query) -> str:
+    """What ``print`` shows of the adapter's answer (or the exception it raised)."""
+    try:
+        return str(answer(query))
+    except Exception as exc:
+        return repr(exc)
+
+
+REPRODUCED = ["form-repeated-gauss-poisson-s1-q1e-2-T2", "hetero-poisson-s1q1e-2x1-s2q1_10x1",
+              "gauss-none-add-remove-s1-T1", "form-list-rr-p3_5-T10",
+              "form-count-gauss-poisson-s1-q1e-2-T2", "laplace-none-add-remove-b1-T1"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("peer", PEERS)
+def test_reproducers_print_what_the_adapters_answer(peer):
+    """A finding's reproducer uses the peer alone: run, it prints the adapter's answer."""
+    module = coverage.peer_module(peer)
+    checked = 0
+    for acc in resolve(peer):
+        for name in REPRODUCED:
+            case = BY_NAME[name]
+            answer = acc.prepare(case)
+            for query in case.queries:
+                code = module.reproducer(acc.name, case, query)
+                if code is None:
+                    assert answer is None or answer(query) is None, (acc.name, name, str(query))
+                    continue
+                assert "refacct" not in code
+                assert _printed(code) == _asked(answer, query), (acc.name, name, str(query))
+                checked += 1
+    assert checked >= 4
+
+
+def test_the_scorecard_names_a_finding_with_its_reproducer(tmp_path):
+    """dp_accounting's PLDAccountant composes a randomized-response event given with a count
+    once (README findings): 10 steps of RR 3/5 answer the one-step curve, unsound against
+    the exact binomial sum (test above)."""
+    pytest.importorskip("dp_accounting")
+    from refacct.validation.harness import validate
+    from refacct.validation.scorecard import findings, render
+    cases = [BY_NAME["form-count-rr-p3_5-T10"], BY_NAME["gauss-none-add-remove-s1-T1"]]
+    rows = validate(resolve("dp_accounting.pld"), cases)
+    groups = findings(rows)
+    assert any(acc == "dp_accounting.pld" and verdict == "unsound" and
+               all(r.case.name == "form-count-rr-p3_5-T10" for r in group)
+               for (acc, verdict, _), group in groups.items())
+    page = render(rows, ["dp_accounting"], suites="a test", seconds=1.0)
+    for heading in ("## Peers", "## Verdicts per area", "## Findings", "## Coverage"):
+        assert heading in page
+    assert "acc.compose(RandomizedResponseDpEvent(noise_parameter=0.8, num_buckets=2), 10)" in page

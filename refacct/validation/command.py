@@ -2,7 +2,7 @@
 ``python -m refacct.validation`` runs them without it).
 
     refacct validate [--accountant NAME|module:function ...] [--cases PATTERN ...]
-                     [--suite reference|conformance] [--coverage]
+                     [--suite reference|conformance] [--quick] [--coverage]
                      [--format table|json|markdown] [--knob PEER.KNOB=VALUE ...]
                      [--tolerance T] [--output PATH]
     refacct cases [--suite reference|conformance] [--cases PATTERN ...] [--check [--quick]]
@@ -10,7 +10,8 @@
 ``validate`` judges each accountant against the stored references (no refacct computation,
 so it takes as long as the accountants do) and exits 1 if any answer is unsound or failed,
 2 on bad usage.  ``--suite`` chooses the hand-picked reference cases (default) or the
-conformance suite generated across the peers' vocabularies (``generate``);
+conformance suite generated across the peers' vocabularies (``generate``), ``--quick`` its
+representative slice (``scorecard.QUICK``: every area once, about a minute);
 ``--coverage`` appends each peer's coverage of its vocabulary (``coverage``; in JSON, a
 "coverage" object: peer -> entry -> verdict -> answers).  ``cases``
 lists the catalogue; ``--check`` recomputes the stored values with refacct and exits 1 on
@@ -27,6 +28,7 @@ from typing import Dict, List, Optional, Sequence
 from ..exact import positive
 from .adapters import resolve_all
 from . import coverage
+from .scorecard import QUICK
 from .cases import SUITES, catalogue_path, list_cases, load_cases, select
 from .harness import any_failing, validate
 from .recompute import check_or_write
@@ -48,6 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", choices=tuple(SUITES), default="reference",
                         help="the hand-picked reference cases (default) or the conformance "
                         "suite generated across the peers' vocabularies")
+    parser.add_argument("--quick", action="store_true",
+                        help="a representative slice of the conformance suite (about a minute)")
     parser.add_argument("--coverage", action="store_true",
                         help="append each peer's coverage of its vocabulary (Markdown)")
     parser.add_argument("--format", choices=FORMATS, default="table")
@@ -74,7 +78,9 @@ def parse_knobs(items: Sequence[str]) -> Dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     """``refacct validate``: 0 all sound / loose / undecided, 1 unsound or failed, 2 usage."""
     try:
-        cases = select(load_cases(args.catalogue, args.suite), args.cases)
+        suite = "conformance" if args.quick else args.suite
+        cases = select(load_cases(args.catalogue, suite),
+                       args.cases or (list(QUICK) if args.quick else None))
         if not cases:
             raise InputError(f"no case matches {' '.join(args.cases)}")
         accountants = resolve_all(args.accountant, parse_knobs(args.knob))

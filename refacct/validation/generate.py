@@ -198,9 +198,13 @@ GROUPS = (_unsampled_gaussians, _deterministic, _poisson_gaussians, _laplace,
 
 def _with_queries(index: int, obj: Dict) -> Dict:
     """Two delta(eps) and two eps(delta) queries, rotating through the grids with
-    ``index``."""
-    eps = [EPSILONS[(2 * index + j) % len(EPSILONS)] for j in (0, 1)]
-    deltas = [DELTAS[(index + j) % len(DELTAS)] for j in (0, 2)]
+    ``index``; from 10^4 steps on, through their first four and two points (a proven
+    bracket of delta(20) or eps(1e-100) of 10^5 steps needs a lattice window wide enough
+    to take hours)."""
+    many = max([obj["steps"]] + [s["steps"] for s in obj.get("segments", ())]) >= 10_000
+    eps_grid, delta_grid = (EPSILONS[:4], DELTAS[:2]) if many else (EPSILONS, DELTAS)
+    eps = [eps_grid[(2 * index + j) % len(eps_grid)] for j in (0, 1)]
+    deltas = [delta_grid[(index + j) % len(delta_grid)] for j in (0, len(delta_grid) // 2)]
     queries = [{"kind": "delta", "at": e} for e in sorted(eps, key=Fraction)]
     queries += [{"kind": "epsilon", "at": d} for d in sorted(deltas, key=Fraction)]
     return dict(obj, queries=queries)

@@ -22,7 +22,8 @@ from typing import List, Optional
 from ..cases import Case, Query
 from . import Accountant
 
-__all__ = ["importable", "accountants", "mechanism_of", "features", "VOCABULARY"]
+__all__ = ["importable", "accountants", "mechanism_of", "features", "reproducer",
+           "VOCABULARY"]
 
 
 def importable() -> bool:
@@ -55,19 +56,52 @@ def mechanism_of(case: Case):
 def _one_step(case: Case):
     """(autodp's one-step mechanism, steps) for a homogeneous case, or None."""
     from autodp import mechanism_zoo, transformer_zoo
+    found = _one_step_call(case)
+    if found is None:
+        return None
+    (name, keywords, q), steps = found
+    one = getattr(mechanism_zoo, name)(**keywords)
+    if q is not None:
+        one = transformer_zoo.AmplificationBySampling(PoissonSampling=True)(one, q)
+    return one, steps
+
+
+def _one_step_call(case: Case):
+    """((mechanism class, keywords, Poisson rate or None), steps) of a homogeneous case."""
     if case.group != 1 or case.relation not in ("add-remove", "zero-out"):
         return None
     if case.family == "laplace" and case.scheme == "none":
-        one = mechanism_zoo.LaplaceMechanism(b=float(case.param("scale") / case.param("sensitivity")))
+        call = ("LaplaceMechanism", {"b": float(case.param("scale") / case.param("sensitivity"))},
+                None)
     elif case.family == "gaussian" and case.scheme in ("none", "deterministic", "poisson"):
-        one = mechanism_zoo.GaussianMechanism(
-            sigma=float(case.param("sigma") / case.param("sensitivity")))
-        if case.scheme == "poisson":
-            one = transformer_zoo.AmplificationBySampling(PoissonSampling=True)(
-                one, float(case.param("q")))
+        call = ("GaussianMechanism",
+                {"sigma": float(case.param("sigma") / case.param("sensitivity"))},
+                float(case.param("q")) if case.scheme == "poisson" else None)
     else:
         return None
-    return one, 1 if case.scheme == "deterministic" else case.steps
+    return call, 1 if case.scheme == "deterministic" else case.steps
+
+
+def reproducer(accountant: str, case: Case, query: Query) -> Optional[str]:
+    """A few lines of autodp alone that ask the query as this adapter does."""
+    if features(accountant, case, query) is None:
+        return None
+    lines = ["from autodp import mechanism_zoo, transformer_zoo", ""]
+    counts = []
+    for i, part in enumerate(case.parts()):
+        (name, keywords, q), steps = _one_step_call(part)
+        words = ", ".join(f"{k}={v!r}" for k, v in keywords.items())
+        lines.append(f"m{i} = mechanism_zoo.{name}({words})")
+        if q is not None:
+            lines.append(f"m{i} = transformer_zoo.AmplificationBySampling(PoissonSampling=True)"
+                         f"(m{i}, {q!r})")
+        counts.append(steps)
+    names = [f"m{i}" for i in range(len(counts))]
+    if case.form == "list":
+        names, counts = [n for n, c in zip(names, counts) for _ in range(c)], [1] * sum(counts)
+    mech = names[0] if counts == [1] else \
+        f"transformer_zoo.Composition()([{', '.join(names)}], {counts!r})"
+    return "\n".join(lines + [f"print({mech}.get_approxDP({float(query.at)!r}))"])
 
 
 def _prepare(case: Case):

@@ -36,7 +36,8 @@ from ...accountants.vocabulary import event_of, step_event_of
 from ..cases import Case, Query
 from . import Accountant, fft_noise_floor, float_knobs
 
-__all__ = ["importable", "accountants", "event_of", "features", "KNOBS", "VOCABULARY"]
+__all__ = ["importable", "accountants", "event_of", "features", "reproducer", "KNOBS",
+           "VOCABULARY"]
 
 KNOBS = {"value_discretization_interval": 1e-4, "log_mass_truncation_bound": -50.0,
          "tail_mass_truncation": 1e-15}
@@ -179,32 +180,97 @@ def _constructor(event, relation: str) -> Optional[str]:
             "RandomizedResponseDpEvent": "from_randomized_response"}.get(name)
 
 
-def _optimistic(event, relation: str, knobs):
-    """An optimistic PLD of a one-step event (``_constructor``), or None."""
-    import dp_accounting
-    from dp_accounting.pld import privacy_loss_distribution as pld
+def _optimistic_call(event, relation: str, knobs) -> Optional[Tuple[str, tuple, dict]]:
+    """(constructor, positional arguments, keywords) of the optimistic PLD of a one-step
+    event, or None; a keyword ``neighboring_relation`` holds the relation's name."""
     constructor = _constructor(event, relation)
     if constructor is None:
         return None
     common = dict(pessimistic_estimate=False,
                   value_discretization_interval=knobs["value_discretization_interval"])
     truncation = dict(log_mass_truncation_bound=knobs["log_mass_truncation_bound"])
-    named = dict(neighboring_relation=dp_accounting.NeighboringRelation[relation])
     sampled = type(event).__name__ == "PoissonSampledDpEvent"
     q, inner = (event.sampling_probability, event.event) if sampled else (1.0, event)
     if constructor == "from_gaussian_mechanism":
-        return pld.from_gaussian_mechanism(inner.noise_multiplier, sampling_prob=q,
-                                           use_connect_dots=False, **truncation, **named,
-                                           **common)
+        return constructor, (inner.noise_multiplier,), dict(
+            sampling_prob=q, use_connect_dots=False, neighboring_relation=relation,
+            **truncation, **common)
     if constructor == "from_laplace_mechanism":
-        return pld.from_laplace_mechanism(inner.noise_multiplier, sampling_prob=q,
-                                          use_connect_dots=False, **common)
+        return constructor, (inner.noise_multiplier,), dict(sampling_prob=q,
+                                                            use_connect_dots=False, **common)
     if constructor == "from_mixture_gaussian_mechanism":
-        return pld.from_mixture_gaussian_mechanism(
-            inner.standard_deviation, inner.sensitivities, inner.sampling_probs,
-            use_connect_dots=False, **truncation, **common)
-    return pld.from_randomized_response(inner.noise_parameter, inner.num_buckets, **named,
-                                        **common)
+        return constructor, (inner.standard_deviation, inner.sensitivities,
+                             inner.sampling_probs), dict(use_connect_dots=False, **truncation,
+                                                         **common)
+    return constructor, (inner.noise_parameter, inner.num_buckets), dict(
+        neighboring_relation=relation, **common)
+
+
+def _optimistic(event, relation: str, knobs):
+    """An optimistic PLD of a one-step event (``_optimistic_call``), or None."""
+    import dp_accounting
+    from dp_accounting.pld import privacy_loss_distribution as pld
+    call = _optimistic_call(event, relation, knobs)
+    if call is None:
+        return None
+    name, args, kwargs = call
+    if "neighboring_relation" in kwargs:
+        kwargs = dict(kwargs, neighboring_relation=dp_accounting.NeighboringRelation[
+            kwargs["neighboring_relation"]])
+    return getattr(pld, name)(*args, **kwargs)
+
+
+def reproducer(accountant: str, case: Case, query: Query) -> Optional[str]:
+    """A few lines of dp_accounting alone that ask the query as this adapter does."""
+    plan = _plan(case)
+    if plan is None or query.kind == "alpha":
+        return None
+    steps, relation = plan
+    at = float(query.at)
+    if accountant == "dp_accounting.pld-optimistic":
+        return _optimistic_reproducer(case, steps, relation, query.kind, at)
+    knob = KNOBS["value_discretization_interval"]
+    make = (f"dp_accounting.pld.PLDAccountant(NeighboringRelation.{relation}, "
+            f"value_discretization_interval={knob!r})" if accountant == "dp_accounting.pld"
+            else f"dp_accounting.rdp.RdpAccountant(neighboring_relation="
+                 f"NeighboringRelation.{relation})")
+    lines = ["import dp_accounting", "from dp_accounting import NeighboringRelation",
+             "from dp_accounting.dp_event import *", "", f"acc = {make}"]
+    events = _events(case, steps)
+    if case.form == "repeated":
+        lines += [f"for _ in range({count}):\n    acc.compose({event!r})" for event, count in steps]
+    else:
+        lines += [f"acc.compose({event!r}" + (f", {count})" if count != 1 else ")")
+                  for event, count in events]
+    return "\n".join(lines + [f"print(acc.get_{query.kind}({at!r}))"])
+
+
+def _optimistic_reproducer(case: Case, steps, relation: str, kind: str, at: float):
+    if case.form == "list":
+        return None
+    lines = ["from dp_accounting import NeighboringRelation",
+             "from dp_accounting.pld import privacy_loss_distribution as pld", ""]
+    truncation = KNOBS["tail_mass_truncation"]
+    for i, (event, count) in enumerate(steps):
+        call = _optimistic_call(event, relation, KNOBS)
+        if call is None:
+            return None
+        name, args, kwargs = call
+        words = [repr(a) for a in args] + [
+            f"{k}=NeighboringRelation.{v}" if k == "neighboring_relation" else f"{k}={v!r}"
+            for k, v in kwargs.items()]
+        lines.append(f"one = pld.{name}({', '.join(words)})")
+        if case.form == "repeated":
+            lines += [f"part{i} = one", f"for _ in range({count - 1}):",
+                      f"    part{i} = part{i}.compose(one, tail_mass_truncation={truncation!r})"]
+        else:
+            lines.append(f"part{i} = one.self_compose({count}, "
+                         f"tail_mass_truncation={truncation!r})")
+    lines.append("composed = part0")
+    lines += [f"composed = composed.compose(part{i}, tail_mass_truncation={truncation!r})"
+              for i in range(1, len(steps))]
+    entry = "get_delta_for_epsilon" if kind == "delta" else "get_epsilon_for_delta"
+    return "\n".join(lines + [f"print(composed.{entry}({at!r}))"])
 
 
 # --- coverage (refacct.validation.coverage) ----------------------------------------------

@@ -25,7 +25,7 @@ from typing import List, Optional
 from ..cases import Case, Query
 from . import Accountant, fft_noise_floor, float_knobs
 
-__all__ = ["importable", "accountants", "features", "KNOBS", "VOCABULARY"]
+__all__ = ["importable", "accountants", "features", "reproducer", "KNOBS", "VOCABULARY"]
 
 KNOBS = {"nx": 1e6, "L": 20.0}
 _RELATIONS = {"add-remove": "R", "substitution": "S"}
@@ -90,6 +90,24 @@ VOCABULARY = {
 }
 _FORMS = {"default": "form: scalar arguments", "count": "form: one-element arrays",
           "heterogeneous": "form: arrays of different (sigma, q)"}
+
+
+def reproducer(accountant: str, case: Case, query: Query) -> Optional[str]:
+    """A few lines of fourier_accountant alone that ask the query as this adapter does."""
+    if features(accountant, case, query) is None:
+        return None
+    plan = [_one_step(part) for part in case.parts()]
+    if case.form == "default":
+        (sigma, q, steps), = plan
+        given = f"sigma={sigma!r}, q={q!r}, ncomp={steps}"
+    else:
+        given = ", ".join(f"{k}=np.array({[p[i] for p in plan]!r})"
+                          for i, k in enumerate(("sigma", "q", "ncomp")))
+    kind, target = ("delta", "target_eps") if query.kind == "delta" else ("epsilon", "target_delta")
+    head = ["import fourier_accountant as fa"] + (["import numpy as np"] if case.form != "default" else [])
+    return "\n".join(head + ["", f"print(fa.get_{kind}_{_RELATIONS[case.relation]}("
+                             f"{target}={float(query.at)!r}, {given}, nx={int(KNOBS['nx'])}, "
+                             f"L={KNOBS['L']!r}))"])
 
 
 def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:

@@ -43,8 +43,8 @@ from ...accountants.vocabulary import opacus_history_of
 from ..cases import Case, Query
 from . import Accountant, fft_noise_floor, float_knobs
 
-__all__ = ["importable", "accountants", "history_of", "histories_of", "features", "KNOBS",
-           "VOCABULARY"]
+__all__ = ["importable", "accountants", "history_of", "histories_of", "features", "reproducer",
+           "KNOBS", "VOCABULARY"]
 
 KNOBS = {"eps_error": 0.01, "delta_error_relative": 1e-3}
 
@@ -134,6 +134,28 @@ VOCABULARY = {
 _FORMS = {"default": "form: history", "repeated": "form: step() per step",
           "heterogeneous": "form: several history entries"}
 _NAMES = {"rdp": "RDPAccountant", "prv": "PRVAccountant", "gdp": "GaussianAccountant"}
+
+
+def reproducer(accountant: str, case: Case, query: Query) -> Optional[str]:
+    """A few lines of Opacus alone that ask the query as this adapter does."""
+    if features(accountant, case, query) is None:
+        return None
+    which, history, at = accountant.split(".")[1], histories_of(case), float(query.at)
+    if query.kind == "delta":
+        noise, rate, steps = history[0]
+        return "\n".join(["from opacus.accountants.analysis import gdp", "",
+                          f"mu = gdp.compute_mu_poisson(steps={steps}, noise_multiplier={noise!r}, "
+                          f"sample_rate={rate!r})", f"print(gdp.delta_eps_mu(eps={at!r}, mu=mu))"])
+    lines = ["from opacus.accountants import create_accountant", "",
+             f"acc = create_accountant(mechanism={which!r})"]
+    if case.form == "repeated":
+        lines += [f"for _ in range({steps}):\n    acc.step(noise_multiplier={noise!r}, "
+                  f"sample_rate={rate!r})" for noise, rate, steps in history]
+    else:
+        lines.append(f"acc.history = {list(history)!r}")
+    extra = (f", eps_error={KNOBS['eps_error']!r}, "
+             f"delta_error={KNOBS['delta_error_relative'] * at!r}" if which == "prv" else "")
+    return "\n".join(lines + [f"print(acc.get_epsilon({at!r}{extra}))"])
 
 
 def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:

@@ -32,8 +32,8 @@ from typing import List, Optional, Tuple
 from ..cases import Case, Query
 from . import Accountant, fft_noise_floor, float_knobs
 
-__all__ = ["importable", "accountants", "prv_of", "plan_of", "features", "KNOBS",
-           "VOCABULARY"]
+__all__ = ["importable", "accountants", "prv_of", "plan_of", "features", "reproducer",
+           "KNOBS", "VOCABULARY"]
 
 KNOBS = {"eps_error": 0.01, "delta_error": 1e-12, "delta_error_relative": 1e-3}
 _POSITION = {"lower": 0, "upper": 2}
@@ -53,19 +53,28 @@ def accountants(**knobs) -> List[Accountant]:
 
 def prv_of(case: Case):
     """(PRV, number of compositions) for a homogeneous ``case``, or None."""
-    import prv_accountant as prv
+    import prv_accountant
+    found = _prv_call(case)
+    if found is None:
+        return None
+    (name, args, kwargs), count = found
+    return getattr(prv_accountant, name)(*args, **kwargs), count
+
+
+def _prv_call(case: Case):
+    """((class name, arguments, keywords), compositions) of a homogeneous case's PRV."""
     if case.group != 1 or case.relation not in ("add-remove", "zero-out"):
         return None
     if case.family == "gaussian" and case.scheme in ("none", "deterministic"):
-        mech = prv.GaussianMechanism(float(case.param("sigma")),
-                                     l2_sensitivity=float(case.param("sensitivity")))
-        return mech, 1 if case.scheme == "deterministic" else case.steps
+        call = ("GaussianMechanism", (float(case.param("sigma")),),
+                {"l2_sensitivity": float(case.param("sensitivity"))})
+        return call, 1 if case.scheme == "deterministic" else case.steps
     if case.family == "gaussian" and case.scheme == "poisson":
         noise = float(case.param("sigma") / case.param("sensitivity"))
-        return prv.PoissonSubsampledGaussianMechanism(float(case.param("q")), noise), case.steps
+        return ("PoissonSubsampledGaussianMechanism", (float(case.param("q")), noise), {}), case.steps
     if case.family == "laplace" and case.scheme == "none":
         mu = float(case.param("sensitivity") / case.param("scale"))
-        return prv.LaplaceMechanism(mu), case.steps
+        return ("LaplaceMechanism", (mu,), {}), case.steps
     return None
 
 
@@ -132,6 +141,26 @@ VOCABULARY = {
 _FORMS = {"default": "form: max_self_compositions = num_self_compositions",
           "count": "form: num_self_compositions below max_self_compositions",
           "heterogeneous": "form: several prvs"}
+
+
+def reproducer(accountant: str, case: Case, query: Query) -> Optional[str]:
+    """A few lines of prv_accountant alone that ask the query as this adapter does."""
+    calls = [_prv_call(part) for part in case.parts()]
+    if plan_of(case) is None or query.kind == "alpha":
+        return None
+    at = float(query.at)
+    counts = [count for _, count in calls]
+    most = [2 * c for c in counts] if case.form == "count" else counts
+    prvs = ", ".join(f"prv.{name}({', '.join([repr(a) for a in args] + [f'{k}={v!r}' for k, v in kw.items()])})"
+                     for (name, args, kw), _ in calls)
+    knobs = KNOBS
+    error = (knobs["delta_error"] if query.kind == "delta" else knobs["delta_error_relative"] * at)
+    end = {"lower": 0, "upper": 2}[accountant.split(".")[1]]
+    return "\n".join([
+        "import prv_accountant as prv", "",
+        f"acc = prv.PRVAccountant(prvs=[{prvs}], max_self_compositions={most!r}, "
+        f"eps_error={knobs['eps_error']!r}, delta_error={error!r})",
+        f"print(acc.compute_{query.kind}({at!r}, {counts!r})[{end}])  # (lower, estimate, upper)"])
 
 
 def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:
