@@ -156,8 +156,11 @@ def _pld_optimistic(case: Case, knobs):
 
 
 def _pld_steps(one, count: int, form: str, knobs):
-    """``one`` composed ``count`` times: self_compose, or one compose per step."""
+    """``one`` composed ``count`` times: itself once, self_compose, or one compose per
+    step."""
     truncation = knobs["tail_mass_truncation"]
+    if count == 1:
+        return one
     if form != "repeated":
         return one.self_compose(count, tail_mass_truncation=truncation)
     pld = one
@@ -260,7 +263,9 @@ def _optimistic_reproducer(case: Case, steps, relation: str, kind: str, at: floa
             f"{k}=NeighboringRelation.{v}" if k == "neighboring_relation" else f"{k}={v!r}"
             for k, v in kwargs.items()]
         lines.append(f"one = pld.{name}({', '.join(words)})")
-        if case.form == "repeated":
+        if count == 1:
+            lines.append(f"part{i} = one")
+        elif case.form == "repeated":
             lines += [f"part{i} = one", f"for _ in range({count - 1}):",
                       f"    part{i} = part{i}.compose(one, tail_mass_truncation={truncation!r})"]
         else:
