@@ -154,7 +154,10 @@ def render(rows: Sequence[Row], peers: Sequence[str], *, suites: str, seconds: f
     for peer in peers:
         names = sorted({r.accountant for r in rows if r.accountant.split(".")[0] == peer})
         out.append(f"| {peer} | {_version(peer)} | {', '.join(names)} |")
-    out += ["", "## Verdicts per accountant", "", _verdict_table(summary(rows), "accountant")]
+    out += ["", "## Verdicts per accountant", "", _verdict_table(summary(rows), "accountant"),
+            "", "Time per accountant (seconds, this machine): " + ", ".join(
+                f"{acc} {sum(r.seconds for r in rows if r.accountant == acc):.0f}"
+                for acc in sorted({r.accountant for r in rows})) + "."]
     out += ["", "## Verdicts per area", ""]
     for acc in sorted({r.accountant for r in rows}):
         counts: Dict[str, Counter] = defaultdict(Counter)

@@ -14,9 +14,19 @@ Cases map to dp_accounting's own events (``dp_event``) and neighbouring relation
     rr(p), none, replace-one         SelfComposed(RandomizedResponseDpEvent(2 min(p, 1 - p),
                                      num_buckets = 2), k)
 
+    gaussian, wor(n, b)              SampledWithoutReplacementDpEvent(n, b, GaussianDpEvent)
+                                     (RDP only, under REPLACE_ONE)
+
     add-remove -> ADD_OR_REMOVE_ONE, zero-out -> REPLACE_SPECIAL, substitution /
-    replace-one -> REPLACE_ONE; add or remove alone and sampling without replacement (other
-    than RDP's Gaussian, not in the catalogue's cases) are not expressible.
+    replace-one -> REPLACE_ONE; add or remove alone are not expressible.
+
+Composition forms (``Case.form``): the default composes the self-composed event once; "count"
+calls ``compose(event, k)``; "repeated" calls ``compose(event)`` k times; "list" composes
+``ComposedDpEvent([event] * k)``; a heterogeneous case composes a ``ComposedDpEvent`` of its
+parts' self-composed events.  The optimistic PLD uses ``self_compose`` (default, count),
+``compose`` once per step (repeated) and ``compose`` of the parts (heterogeneous).
+``VOCABULARY`` / ``features`` say what a query exercises (``refacct.validation.coverage``),
+``reproducer`` writes it in dp_accounting alone.
 
 Accountants: ``dp_accounting.pld`` (``PLDAccountant``, pessimistic: an upper bound),
 ``dp_accounting.pld-optimistic`` (the PLD built with ``pessimistic_estimate=False``: a lower
