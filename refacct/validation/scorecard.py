@@ -188,7 +188,8 @@ def _verdict_table(counts, label: str) -> str:
 
 def _finding(acc: str, verdict: str, cause: str, group: List[Row]) -> List[str]:
     noisy = sum(1 for r in group if r.noise)
-    head = f"### {acc}: {verdict}, {cause or 'no reason given'} ({len(group)} answers"
+    head = (f"### {acc}: {verdict}, {cause or 'no reason given'} ({len(group)} "
+            f"answer{'s' if len(group) > 1 else ''}")
     head += f", {noisy} noise-level)" if noisy else ")"
     lines = [head, ""]
     why = cause_of(group[0])[1]
