@@ -135,8 +135,9 @@ def test_a_heterogeneous_case_is_the_product_of_its_parts():
 
 
 def test_forms_share_their_reference():
-    """A composition form changes how a peer is asked, not the truth: form cases equal the
-    default case of the same mechanism (each computed on its own)."""
+    """A composition form changes how a peer is asked, not the truth: the stored references
+    of the form cases (written by other recompute runs than the default case's, and matched
+    to their queries when stored) equal the default case's within both bounds."""
     base = BY_NAME["gauss-poisson-add-remove-s1-q1e-2-T2"]
     for form in ("count", "repeated", "list"):
         other = BY_NAME[f"form-{form}-gauss-poisson-s1-q1e-2-T2"]
@@ -191,13 +192,21 @@ def test_features_name_exactly_the_queries_the_adapter_asks(peer):
 
 
 def test_validate_the_conformance_suite_with_coverage(tmp_path):
-    """A user accountant that answers the closed form's upper end on the unsampled Gaussian
-    cases is sound; the coverage section is present (peers only)."""
+    """A user accountant answering the Balle-Wang closed form (computed on its own, 40
+    digits) on the unsampled add-remove Gaussian cases is judged sound on every delta
+    query, through the command line with --suite, --coverage and JSON output."""
     module = tmp_path / "closed_form_acc.py"
     module.write_text(
+        "import mpmath\n"
         "def acc(case, query):\n"
-        "    r = query.reference\n"
-        "    return None if r is None or query.kind != 'delta' else r.value + r.abs_error\n")
+        "    if query.kind != 'delta':\n"
+        "        return None\n"
+        "    with mpmath.workdps(40):\n"
+        "        s = case.param('sigma')\n"
+        "        mu = mpmath.sqrt(case.steps) * s.denominator / s.numerator\n"
+        "        e = mpmath.mpf(query.at.numerator) / query.at.denominator\n"
+        "        d = mpmath.ncdf(mu / 2 - e / mu) - mpmath.exp(e) * mpmath.ncdf(-mu / 2 - e / mu)\n"
+        "        return mpmath.nstr(d, 35)\n")
     out = subprocess.run([sys.executable, "-m", "refacct", "validate", "--suite", "conformance",
                           "--cases", "gauss-none-add-remove-*", "--accountant",
                           "closed_form_acc:acc", "--coverage", "--format", "json"],
@@ -205,7 +214,8 @@ def test_validate_the_conformance_suite_with_coverage(tmp_path):
                          env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout.strip())
-    assert report["summary"]["closed_form_acc:acc"]["sound"] == 40
+    assert report["summary"]["closed_form_acc:acc"] == {"sound": 40, "n/a": 40}
+    assert report["coverage"] == {}  # a user accountant declares no vocabulary
 
 
 # --- the quick slice, reproducers and the scorecard --------------------------------------

@@ -43,9 +43,9 @@ QUICK = ("gauss-none-add-remove-s1-T1", "gauss-none-zero-out-s10-T100",
          "wor-substitution-s1-b10-T1", "form-count-rr-p3_5-T10",
          "form-repeated-gauss-poisson-s1-q1e-2-T2", "form-list-gauss-poisson-s1-q1e-2-T2",
          "hetero-poisson-s1q1e-2x1-s2q1_10x1")
-# Known causes, first match wins: (accountant prefix, reason pattern, case-name pattern,
-# cause, explanation).  Each was read off the peer's source or checked with its reproducer.
-CAUSES: Tuple[Tuple[str, str, str, str, str], ...] = (
+# Known causes, first match wins: (accountant prefix or prefixes, reason pattern, case-name
+# pattern, cause, explanation).  Each was read off the peer's source or checked with its reproducer.
+CAUSES: Tuple[Tuple[object, str, str, str, str], ...] = (
     ("", "noise-level", "", "float64 noise",
      "The FFT's float64 noise is of the size of the gap to the truth (`noise-level`): "
      "this verdict may differ from one CPU to another."),
@@ -69,12 +69,10 @@ CAUSES: Tuple[Tuple[str, str, str, str, str], ...] = (
      "alpha / (2 z^2)), while PLDAccountant, for the same event and relation, shifts it by 2 "
      "(a replaced record moves the sum from -1 to +1): the RDP answer is the curve of half "
      "the shift, below the truth."),
-    ("prv_accountant", "Floating point errors", "", "refuses small delta",
-     "It raises `ValueError: Floating point errors will dominate` for delta below its float64 "
-     "resolution instead of answering a bound."),
-    ("opacus.prv", "Floating point errors", "", "refuses small delta",
-     "Opacus's PRV accountant raises `ValueError: Floating point errors will dominate` for "
-     "delta below its float64 resolution instead of answering a bound."),
+    (("prv_accountant", "opacus.prv"), "Floating point errors", "", "refuses small delta",
+     "The PRV accountant (prv_accountant's, and Opacus's copy of it) raises `ValueError: "
+     "Floating point errors will dominate` for delta below its float64 resolution instead of "
+     "answering a bound."),
     ("prv_accountant.lower", "negative", "", "negative delta",
      "The lower end of its delta(eps) interval is the estimate minus the error bound, "
      "negative when the estimate is near 0."),
