@@ -12,7 +12,7 @@ import decimal
 import math
 from fractions import Fraction
 from numbers import Rational
-from typing import Union
+from typing import Tuple, Union
 
 import mpmath
 from mpmath import mp
@@ -20,7 +20,7 @@ from .errors import InputError, InputTypeError
 
 Exact = Union[int, Fraction, str, decimal.Decimal, float]
 
-__all__ = ["Exact", "rational", "positive", "probability", "to_mpf", "quotient_mpf", "sum_exactly", "count_vectors",
+__all__ = ["Exact", "mpf_parts", "rational", "positive", "probability", "to_mpf", "quotient_mpf", "sum_exactly", "count_vectors",
            "eps_parameter", "MAX_ABS_EPS"]
 
 MAX_ABS_EPS = 10 ** 6
@@ -58,12 +58,19 @@ def rational(value: object, name: str) -> Fraction:
     if isinstance(value, mpmath.mpf):
         if not mpmath.isfinite(value):
             raise InputError(f"{name} must be finite, got {value!r}")
-        man, exp = value.man_exp
+        man, exp = mpf_parts(value)
         return Fraction(man) * Fraction(2) ** exp
     raise InputTypeError(
         f"{name} must be an int, Fraction, Decimal, float or numeric string, "
         f"got {type(value).__name__}"
     )
+
+
+def mpf_parts(x: mpmath.mpf) -> Tuple[int, int]:
+    """(man, exp) with x = man 2^exp exactly, the sign in man.  (mpmath's ``mpf.man_exp``
+    drops the sign: it is ``_mpf_[1:3]``, so mpf(-40).man_exp == (5, 3).)"""
+    sign, man, exp, _ = x._mpf_
+    return (-man if sign else man), exp
 
 
 def eps_parameter(value: object, name: str = "eps") -> Fraction:

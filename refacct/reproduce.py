@@ -48,6 +48,7 @@ from .distributions import Discrete, Gaussian
 from .api import delta, epsilon, hockey_stick
 from .mechanisms.truncated_poisson import prob_no_truncation, q_trunc, q_trunc_sum
 from .pairs import Composition, Pair
+from .exact import mpf_parts
 from .exact_text import shown
 from .result import DeltaResult, EpsilonResult, format_bound, format_mpf, verified_digits
 
@@ -466,7 +467,7 @@ def _fraction(x) -> Optional[Fraction]:
         return x
     if mpmath.isinf(x):
         return None
-    man, exp = mp.mpf(x).man_exp if x else (0, 0)
+    man, exp = mpf_parts(mp.mpf(x))
     return Fraction(man) * Fraction(2) ** exp
 
 

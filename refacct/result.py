@@ -25,6 +25,7 @@ from typing import Optional, Tuple
 import mpmath
 from mpmath import mp
 
+from .exact import mpf_parts
 from .exact_text import shown, size_text
 
 __all__ = ["DeltaResult", "EpsilonResult", "time_limited", "verified_digits", "format_mpf",
@@ -60,7 +61,7 @@ def exact_rational(x) -> Fraction:
     its own precision, never rounded to the current one)."""
     if isinstance(x, (Fraction, int, float)):
         return Fraction(x)
-    man, exp = x.man_exp if x else (0, 0)
+    man, exp = mpf_parts(x)
     return Fraction(man) * Fraction(2) ** exp
 
 

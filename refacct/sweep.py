@@ -54,6 +54,7 @@ from mpmath.libmp import from_man_exp
 
 from . import __version__
 from .engines.arb import fork_is_safe
+from .exact import mpf_parts
 from .exact_text import fraction_from_text, fraction_text, int_text
 from .errors import InputError, InputTypeError
 
@@ -132,7 +133,7 @@ def _mpf_text(x: mpmath.mpf) -> str:
         return "nan"
     if mpmath.isinf(x):
         return "+inf" if x > 0 else "-inf"
-    man, exp = x.man_exp if x else (0, 0)
+    man, exp = mpf_parts(x)
     return f"{int_text(man)}p{exp}"
 
 

@@ -34,7 +34,7 @@ import mpmath
 from mpmath import libmp, mp
 
 from ..distributions import Continuous, Gaussian
-from ..exact import rational
+from ..exact import mpf_parts, rational
 
 __all__ = [
     "all_cores", "fork_is_safe",
@@ -88,8 +88,8 @@ def to_arb(x: object) -> "arb":
     if isinstance(x, mpmath.mpf):
         if not mpmath.isfinite(x):
             raise ValueError(f"to_arb needs a finite number, got {x}")
-        man, exp = x.man_exp
-        return arb((fmpz(int(man)), fmpz(int(exp))))
+        man, exp = mpf_parts(x)
+        return arb((fmpz(man), fmpz(exp)))
     return _rational_ball(rational(x, "value"), flint.ctx.prec)
 
 

@@ -48,6 +48,7 @@ from typing import Optional, Sequence
 
 from .cases import Reference
 from ..errors import InputError
+from ..exact import mpf_parts
 
 __all__ = ["VERDICTS", "FAILING", "CLAIMS", "Verdict", "exact_value", "judge", "flag_non_monotone",
            "noise_level"]
@@ -74,7 +75,7 @@ def exact_value(reported: object) -> Fraction:
     if isinstance(reported, str):
         reported = Decimal(reported)
     if hasattr(reported, "man_exp"):  # mpmath.mpf
-        man, exp = reported.man_exp
+        man, exp = mpf_parts(reported)
         return Fraction(man) * Fraction(2) ** exp
     if not isinstance(reported, (int, Fraction)):
         reported = float(reported) if not isinstance(reported, Decimal) else reported
