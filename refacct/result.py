@@ -28,7 +28,7 @@ from mpmath import mp
 from .exact import mpf_parts
 from .exact_text import shown, size_text
 
-__all__ = ["DeltaResult", "EpsilonResult", "time_limited", "verified_digits", "format_mpf",
+__all__ = ["DeltaResult", "EpsilonResult", "TradeoffResult", "time_limited", "verified_digits", "format_mpf",
            "format_bound", "printed", "exact_rational", "round_decimal", "directed_text",
            "midpoint_radius"]
 
@@ -241,6 +241,21 @@ class EpsilonResult(_Bounded):
     enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
     proven: bool = False
     time_limited: bool = False
+
+
+@dataclass(frozen=True, repr=False)
+class TradeoffResult(_Bounded):
+    """The trade-off curve T(P, Q) at ``alpha`` (``refacct.tradeoff``) with its enclosure.
+
+    ``bound`` says what the enclosure is about: ``"tight"`` (the truth), ``"lower"`` (only
+    its lower end bounds the truth: the profile was an upper bound on delta) or
+    ``"upper"``.
+    """
+
+    alpha: Fraction = Fraction(0)
+    enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
+    proven: bool = False
+    bound: str = "tight"
 
 
 TIME_LIMITED = ("; time limit reached: the best bound reached, short of the digits asked "
