@@ -52,7 +52,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from . import __version__, api, mechanisms, progress, routing
+from . import __version__, api, mechanisms, progress, routing, tradeoff
 from .errors import InputError, TimeLimitError
 from .exact import eps_parameter, positive, probability, rational
 from .exact_text import MAX_SHOWN_DIGITS, fraction_text, shown as exact_shown, size_text
@@ -197,6 +197,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="values of delta in [0, 1], e.g. 1e-6 1e-30")
     e.set_defaults(func=_cmd_epsilon)
 
+    b = sub.add_parser("beta", help="the trade-off curve beta(alpha) (f-DP) of a pair or mechanism",
+                       description="beta(alpha): the smallest type II error of a test of P "
+                                   "against Q at type I error alpha, for each alpha in (0, 1); "
+                                   "a bracket from delta(eps) (refacct.tradeoff).")
+    b.add_argument("mechanism", nargs="?", choices=mechanisms.FAMILIES, metavar="MECHANISM",
+                   help="gaussian, laplace or rr: the mechanism's curve, from the catalogue")
+    b.add_argument("--pair", metavar="SPEC.json",
+                   help="pair specification (JSON file, '-' for stdin): the curve T(P, Q)")
+    b.add_argument("--alpha", nargs="+", required=True, metavar="ALPHA",
+                   help="type I errors in (0, 1), e.g. 1e-3 1/10")
+    b.add_argument("--width", metavar="W",
+                   help="the bracket's width relative to its upper end (default 1e-6)")
+    b.add_argument("--json", action="store_true", help="print a JSON list, one object per alpha")
+    _mechanism_options(b)
+    b.set_defaults(func=_cmd_beta)
+
     r = sub.add_parser("reproduce", help="recompute the papers' headline numbers",
                        description="Recompute the papers' headline numbers and compare "
                                    "them with the printed values.")
@@ -243,28 +259,14 @@ _MECHANISM_ONLY = ("sigma", "scale", "p", "sensitivity", "q", "n", "batch", "p_s
 
 
 def _route(args):
-    """(x, steps, method, route): the pair of --pair or the catalogue entry of MECHANISM
-    (exactly one of them), the method the flags ask, and what answers
-    (``refacct.api.route``, whose rule is ``refacct.routing``'s)."""
-    if args.pair is None and args.mechanism is None:
-        raise InputError("the following arguments are required: --pair (or a MECHANISM: "
-                         f"{', '.join(mechanisms.FAMILIES)})")
-    if args.pair is not None and args.mechanism is not None:
-        raise InputError("give either --pair SPEC.json or a MECHANISM, not both")
+    """(method, route): the method the flags ask for the pair or mechanism of ``_target``,
+    and what answers (``refacct.api.route``, whose rule is ``refacct.routing``'s)."""
     if args.certified and (args.bracket or args.width is not None):
         raise InputError("--certified and --bracket / --width are two different methods: "
                          "give one")
     if args.width is not None:
         positive(args.width, "--width")
-    if args.pair is not None:
-        used = [k for k in _MECHANISM_ONLY if getattr(args, k) is not None]
-        if (used or args.sampling != "none" or args.steps != 1 or args.relation is not None
-                or args.exact_shuffle):
-            raise InputError("mechanism options (--sampling, --q, ...) need a MECHANISM, "
-                             "not --pair")
-        x, steps = _load(args.pair), 1
-    else:
-        x, steps = _mechanism(args), args.steps
+    x, steps = _target(args)
     method = ("certified" if args.certified else "bracket" if args.bracket
               else "exact" if args.exact_shuffle else "auto")
     way = api.route(x, steps, method)
@@ -272,6 +274,24 @@ def _route(args):
         raise InputError("--width sets the width of a proven bracket; this query goes to the "
                          "standard engines (add --bracket)")
     return method, way
+
+
+def _target(args):
+    """(x, steps): the pair of --pair or the catalogue entry of MECHANISM (exactly one of
+    them) and the steps asked."""
+    if args.pair is None and args.mechanism is None:
+        raise InputError("the following arguments are required: --pair (or a MECHANISM: "
+                         f"{', '.join(mechanisms.FAMILIES)})")
+    if args.pair is not None and args.mechanism is not None:
+        raise InputError("give either --pair SPEC.json or a MECHANISM, not both")
+    if args.pair is not None:
+        used = [k for k in _MECHANISM_ONLY if getattr(args, k) is not None]
+        if (used or args.sampling != "none" or args.steps != 1 or args.relation is not None
+                or args.exact_shuffle):
+            raise InputError("mechanism options (--sampling, --q, ...) need a MECHANISM, "
+                             "not --pair")
+        return _load(args.pair), 1
+    return _mechanism(args), args.steps
 
 
 def _mechanism(args):
@@ -325,6 +345,24 @@ def _cmd_epsilon(args) -> int:
     _write_exact(args.exact_file, "delta_target", args.delta, results)
     records = [_epsilon_record(q, r, args.digits) for q, r in zip(args.delta, results)]
     _print(args, records, "delta_target", "eps", "eps")
+    return 0
+
+
+def _cmd_beta(args) -> int:
+    if args.exact_shuffle:
+        raise InputError("--exact-shuffle is for delta only")
+    for a in args.alpha:  # check every query before the first (possibly slow) evaluation
+        tradeoff.alpha_parameter(a)
+    width = None if args.width is None else positive(args.width, "--width")
+    x, steps = _target(args)
+    results = tradeoff.beta(x, args.alpha, steps=steps, width=width)
+    records = []
+    for a, r in zip(args.alpha, results):
+        value, bound = _printed(r, r.digits)
+        record = {"alpha": a, "beta": value, "abs_error": bound,
+                  "verified_digits": digits_text(r, r.digits), "method": r.method}
+        records.append(_catalogue_fields(_proven_fields(record, r, r.digits), r))
+    _print(args, records, "alpha", "beta", "beta")
     return 0
 
 

@@ -256,6 +256,7 @@ class TradeoffResult(_Bounded):
     enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
     proven: bool = False
     bound: str = "tight"
+    time_limited: bool = False
 
 
 TIME_LIMITED = ("; time limit reached: the best bound reached, short of the digits asked "

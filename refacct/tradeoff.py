@@ -46,7 +46,7 @@ from .mechanisms import Dominated, Shuffled
 from .pairs import Composition, Pair, PublicMixture
 from .result import TradeoffResult, exact_rational, midpoint_radius
 
-__all__ = ["beta", "DEFAULT_WIDTH"]
+__all__ = ["beta", "alpha_parameter", "DEFAULT_WIDTH"]
 
 DEFAULT_WIDTH = Fraction(1, 10 ** 6)
 _PREC = 128
@@ -62,14 +62,15 @@ def beta(x, alpha, *, steps: int = 1, width: object = None, method: str = "auto"
     entry (the mechanism's curve); ``width``: the bracket's width relative to its upper end
     (default 1e-6); ``method``: how the profile is computed (``refacct.delta``)."""
     many = isinstance(alpha, (list, tuple))
-    alphas = [_alpha(a) for a in (alpha if many else [alpha])]
+    alphas = [alpha_parameter(a) for a in (alpha if many else [alpha])]
     width = DEFAULT_WIDTH if width is None else positive(width, "width")
     profile = _Profile(x, steps, method, width)
     results = [_bracket(profile, a, width) for a in alphas]
     return results if many else results[0]
 
 
-def _alpha(value: object) -> Fraction:
+def alpha_parameter(value: object) -> Fraction:
+    """A type I error alpha given by the user: an exact rational in (0, 1)."""
     a = rational(value, "alpha")
     if not 0 < a < 1:
         raise InputError(f"alpha must lie in (0, 1), got {a}")

@@ -148,3 +148,30 @@ def test_alpha_outside_the_open_unit_interval(alpha):
 def test_shuffled_entries_have_no_curve():
     with pytest.raises(InputTypeError, match="shuffled"):
         beta(build(gaussian(1), "shuffle", "zero-out", n=10), "1/10")
+
+
+def test_command_line_brackets_the_gaussian_curve(capsys):
+    """`refacct beta gaussian --sigma 2 --steps 4`: mu = 1; the printed lower and upper ends
+    (rounded outward) hold G_1."""
+    from refacct.cli import main
+    assert main(["beta", "gaussian", "--sigma", "2", "--steps", "4", "--alpha", "1/100",
+                 "1/2", "--json"]) == 0
+    records = __import__("json").loads(capsys.readouterr().out)
+    for record in records:
+        truth = exact_rational(gaussian_curve(1, Fraction(record["alpha"])))
+        assert Fraction(record["lower"]) <= truth <= Fraction(record["upper"])
+        assert record["bound"] == "tight"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["beta", "gaussian", "--alpha", "1"], "alpha must lie in (0, 1)"),
+    (["beta", "gaussian", "--alpha", "1/2", "--width", "0"], "--width must be > 0"),
+    (["beta", "--alpha", "1/2"], "required: --pair"),
+    (["beta", "gaussian", "--sigma", "1", "--sampling", "shuffle", "--n", "10", "--alpha",
+      "1/2"], "shuffled"),
+])
+def test_command_line_bad_input_is_one_line_and_exit_2(argv, message, capsys):
+    from refacct.cli import main
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("refacct: error:") and message in err and err.count("\n") == 1

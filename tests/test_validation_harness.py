@@ -129,3 +129,38 @@ def rr_rising(case, query):
 
 def test_a_rising_curve_is_failed():
     assert _verdicts(rr_rising, "001-B1-rr-poisson-k2") == {"4/3": "sound", "2": "failed"}
+
+
+def _gaussian_curve(case, query, scale):
+    """G_mu(alpha) = Phi(Phi^-1(1 - alpha) - mu) of the unsampled add-remove Gaussian
+    (Dong, Roth, Su 2019, arXiv:1905.02383), mu = scale sqrt(T) / sigma, at 40 digits."""
+    if query.kind != "beta" or not case.name.startswith("tradeoff-gauss-none-"):
+        return None
+    with mp.workdps(40):
+        s, a = case.param("sigma"), query.at
+        mu = scale * mp.sqrt(case.steps) * s.denominator / s.numerator
+        return mp.ncdf(-mp.sqrt(2) * mp.erfinv(2 * mp.mpf(a.numerator) / a.denominator - 1) - mu)
+
+
+def gdp_exact(case, query):
+    return _gaussian_curve(case, query, 1)
+
+
+def gdp_half_mu(case, query):
+    return _gaussian_curve(case, query, Fraction(1, 2))
+
+
+def gdp_double_mu(case, query):
+    return _gaussian_curve(case, query, 2)
+
+
+@pytest.mark.parametrize("fn, verdict", [(gdp_exact, "sound"), (gdp_half_mu, "unsound"),
+                                         (gdp_double_mu, "loose")])
+def test_trade_off_answers_are_judged_as_lower_bounds(fn, verdict):
+    """An upper-bound accountant's beta is a guarantee when at most the truth: the exact
+    curve is sound, the curve of half the mu (less privacy loss claimed, beta too large)
+    unsound, the curve of twice the mu (beta too small) loose."""
+    rows = validate([user_accountant(f"{__name__}:{fn.__name__}")],
+                    select(load_cases(suite="conformance"), ["tradeoff-gauss-none-*"]))
+    got = [r.verdict.verdict for r in rows if r.verdict.verdict != "n/a"]
+    assert len(got) == 12 and set(got) == {verdict}

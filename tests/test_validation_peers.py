@@ -303,3 +303,32 @@ def test_dp_accounting_ignores_the_count_of_randomized_response():
 
     assert delta0(rr, 10) < truth / 2 and delta0(ev.SelfComposedDpEvent(rr, 10)) < truth / 2
     assert delta0(ev.ComposedDpEvent([rr] * 10)) >= truth
+
+
+# riskcal 1.5.1: CTDAccountant.get_epsilon is dp_accounting's PLD (connect the dots), with its
+# 1e-15 tail truncation: eps(1e-30) and eps(1e-100) are inf (failed), as for
+# dp_accounting.pld above.  Its trade-off curves and advantages are sound on the trade-off
+# cases; riskcal.gdp's advantage 2 Phi(mu / 2) - 1 at mu = 1/2 lies 1.7 units in the last
+# place below the truth (float64 rounding, flagged noise-level: platform-dependent).
+RISKCAL = {"riskcal.ctd": {"tiny-delta-poisson-gaussian-k1": TINY_EPS,
+                           "tiny-delta-poisson-gaussian-k2-eps": TINY_EPS}}
+
+
+def test_riskcal_on_the_shared_cases():
+    pytest.importorskip("riskcal")
+    assert check(validate(resolve("riskcal"), shared_cases()), RISKCAL) == 6
+
+
+def test_riskcal_on_the_tradeoff_cases():
+    """Every riskcal accountant that can express a trade-off case answers beta(alpha) and the
+    advantage delta(0) soundly (a beta judged as a lower bound: ``harness.claim_of``)."""
+    pytest.importorskip("riskcal")
+    cases = [c for c in load_cases(suite="conformance")
+             if c.name.startswith("tradeoff-") and not c.slow]
+    rows = validate(resolve("riskcal"), cases)
+    answered = check(rows, {})
+    asked = {(r.accountant, r.query.kind) for r in rows if r.verdict.verdict != "n/a"}
+    assert {(f"riskcal.{w}", k) for w in ("dpsgd", "ctd", "gdp", "pld")
+            for k in ("beta", "delta")} <= asked
+    assert answered == 5 * (5 + 7 + 3 + 2)  # cases: dpsgd, ctd (+ forms), gdp, pld
+

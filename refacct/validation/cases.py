@@ -20,7 +20,9 @@ the command line does (``refacct.mechanisms.build``):
 
 and a list of queries, each ``{"kind": "delta", "at": eps}`` (delta(eps) = max over the
 entry's terms of H_{e^eps}, 001 Sec. 5), ``{"kind": "epsilon", "at": delta}`` (eps(delta))
-or ``{"kind": "alpha", "at": alpha}`` (H_alpha itself).  Every query carries refacct's
+``{"kind": "alpha", "at": alpha}`` (H_alpha itself) or ``{"kind": "beta", "at": alpha}``
+(the entry's trade-off curve at alpha, ``refacct.tradeoff``: the smallest type II error at
+type I error alpha).  Every query carries refacct's
 ``reference``: the value as a decimal string, ``abs_error`` (a bound on |stored decimal -
 truth|: refacct's own bound plus the rounding of the stored digits, rounded up),
 ``verified_digits``, ``exact`` (the rational when there is one), ``method``, ``attained_by``
@@ -61,7 +63,7 @@ __all__ = ["KINDS", "FORMS", "SUITES", "Reference", "Query", "Segment", "Case", 
            "load_cases", "select",
            "read_catalogue", "list_cases", "case_from_json", "catalogue_path", "show_reference"]
 
-KINDS = ("delta", "epsilon", "alpha")
+KINDS = ("delta", "epsilon", "alpha", "beta")
 FORMS = ("default", "count", "repeated", "list", "heterogeneous")
 SUITES = {"reference": "cases.json", "conformance": "conformance.json"}
 CASES_FILE = SUITES["reference"]
@@ -108,8 +110,8 @@ class Reference:
 
 @dataclass(frozen=True)
 class Query:
-    """delta at eps (``kind="delta"``), eps at delta (``"epsilon"``) or H at alpha
-    (``"alpha"``); ``at`` is exact."""
+    """delta at eps (``kind="delta"``), eps at delta (``"epsilon"``), H at alpha
+    (``"alpha"``) or the trade-off curve at alpha (``"beta"``); ``at`` is exact."""
 
     kind: str
     at: Fraction
@@ -117,7 +119,8 @@ class Query:
     reference: Optional[Reference] = None
 
     def __str__(self) -> str:
-        name = {"delta": "delta(eps={})", "epsilon": "eps(delta={})", "alpha": "H_alpha(alpha={})"}
+        name = {"delta": "delta(eps={})", "epsilon": "eps(delta={})", "alpha": "H_alpha(alpha={})",
+                "beta": "beta(alpha={})"}
         return name[self.kind].format(self.text)
 
 

@@ -18,7 +18,9 @@ argument, one call per step, a list of events, heterogeneous sequences).  Unsamp
 mechanisms are scaled with the number of steps (sigma times about sqrt(T)), so that their
 curves stay away from 0 and 1.  Each case asks two delta(eps) and two eps(delta) queries,
 rotating through the eps and delta grids.  Few steps get 20 verified digits (exact or
-quadrature); many steps get proven brackets (marked slow: 10 s to minutes each).
+quadrature); many steps get proven brackets (marked slow: 10 s to minutes each).  The
+``tradeoff-`` cases ask the attack advantage delta(0) and the trade-off curve beta(alpha)
+at alpha = 1e-3, 1e-2, 1/10, 1/2 (``TRADEOFF_QUERIES``), for the f-DP accountants.
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from typing import Dict, Iterator, List, Optional, Sequence
 from .. import api
 from .cases import case_from_json, catalogue_path, read_catalogue
 
-__all__ = ["EPSILONS", "DELTAS", "generate", "merge", "main"]
+__all__ = ["EPSILONS", "DELTAS", "TRADEOFF_QUERIES", "generate", "merge", "main"]
 
 EPSILONS = ("1/10", "1/2", "1", "2", "5", "10", "20")
 DELTAS = ("1e-5", "1e-10", "1e-30", "1e-100")
@@ -192,8 +194,34 @@ def _heterogeneous() -> Iterator[Dict]:
                 note="a public release, then a subsampled step")
 
 
+def _tradeoffs() -> Iterator[Dict]:
+    """Trade-off curves (f-DP, ``refacct.tradeoff``) and the attack advantage delta(0), what
+    f-DP accountants (riskcal) report: their queries are ``TRADEOFF_QUERIES``."""
+    for sigma, steps in (("1", 1), ("2", 1), ("10", 100)):
+        yield _case(f"tradeoff-gauss-none-s{sigma}-T{steps}", _gaussian(sigma), _NONE,
+                    "add-remove", steps, note="trade-off curve: Gaussian, G_mu")
+    for sigma, q, steps in (("1", "1/10", 1), ("1", "1e-2", 2)):
+        yield _case(f"tradeoff-gauss-poisson-s{sigma}-q{q}-T{steps}", _gaussian(sigma),
+                    _poisson(q), "add-remove", steps,
+                    note="trade-off curve: DP-SGD (Poisson-subsampled Gaussian)")
+    for b, steps in (("1", 1),):
+        yield _case(f"tradeoff-laplace-none-b{b}-T{steps}", {"family": "laplace", "scale": b},
+                    _NONE, "add-remove", steps, note="trade-off curve: Laplace")
+    yield _case("tradeoff-laplace-poisson-b1-q1_10-T1", {"family": "laplace", "scale": "1"},
+                _poisson("1/10"), "add-remove", 1, note="trade-off curve: Poisson Laplace")
+    yield _case("tradeoff-form-repeated-gauss-poisson-s1-q1e-2-T2", _gaussian("1"),
+                _poisson("1e-2"), "add-remove", 2, form="repeated",
+                note="trade-off curve, one call per step")
+    yield _case("tradeoff-hetero-poisson-s1q1e-2x1-s2q1_10x1", _gaussian("1"), _poisson("1e-2"),
+                "add-remove", 1, segments=[{"mechanism": _gaussian("2"),
+                                            "sampling": _poisson("1/10"), "steps": 1}],
+                form="heterogeneous", note="trade-off curve of two different DP-SGD steps")
+
+
 GROUPS = (_unsampled_gaussians, _deterministic, _poisson_gaussians, _laplace,
           _randomized_response, _groups, _other_samplings, _forms, _heterogeneous)
+TRADEOFF_QUERIES = ([{"kind": "delta", "at": "0"}]
+                    + [{"kind": "beta", "at": a} for a in ("1e-3", "1e-2", "1/10", "1/2")])
 
 
 def _with_queries(index: int, obj: Dict) -> Dict:
@@ -221,7 +249,7 @@ def generate() -> List[Dict]:
     for i, obj in enumerate(cases):  # one mechanism in several forms: the same queries
         first.setdefault(json.dumps(_mechanism(obj), sort_keys=True), i)
     return [_with_queries(first[json.dumps(_mechanism(obj), sort_keys=True)], obj)
-            for obj in cases]
+            for obj in cases] + [dict(obj, queries=TRADEOFF_QUERIES) for obj in _tradeoffs()]
 
 
 def _mechanism(case: Dict) -> Dict:

@@ -18,7 +18,7 @@ from .cases import Case, Query
 from .verdicts import (DEFAULT_TOLERANCE, FAILING, Verdict, exact_value, flag_non_monotone, judge,
                        noise_level)
 
-__all__ = ["Row", "validate", "any_failing"]
+__all__ = ["Row", "validate", "any_failing", "claim_of"]
 
 
 @dataclass(frozen=True)
@@ -79,10 +79,21 @@ def _ask(acc: Accountant, case: Case, query: Query, answer, tolerance, spent: fl
         reason = "not expressible" if reported is None else "no reference stored"
         return Row(acc.name, acc.claims, case, query, reported, Verdict("n/a", None, reason), seconds)
     floor = acc.noise_floor(case) if acc.noise_floor else None
+    claims = claim_of(acc.claims, query.kind)
     return Row(acc.name, acc.claims, case, query, reported,
-               judge(reported, query.reference, acc.claims, tolerance), seconds,
+               judge(reported, query.reference, claims, tolerance), seconds,
                noise=noise_level(reported, query.reference, query.kind, query.at, floor,
-                                 acc.claims, tolerance))
+                                 claims, tolerance))
+
+
+def claim_of(claims: str, kind: str) -> str:
+    """What an answer of ``kind`` claims, for an accountant whose delta and eps claim
+    ``claims``: a trade-off value beta(alpha) is a privacy guarantee when it is *below* the
+    truth (a larger delta, a smaller beta), so an upper-bound accountant's beta claims
+    "lower"."""
+    if kind != "beta":
+        return claims
+    return "lower" if claims == "upper" else "upper"
 
 
 def _raised(acc: Accountant, case: Case, query: Query, exc: Exception, seconds: float) -> Row:
@@ -93,9 +104,9 @@ def _raised(acc: Accountant, case: Case, query: Query, exc: Exception, seconds: 
 
 def _monotone(rows: List[Row]) -> List[Row]:
     """Rows whose answer breaks monotonicity within its query kind become ``failed``
-    (delta(eps), eps(delta) and H_alpha are all non-increasing)."""
+    (delta(eps), eps(delta), H_alpha and beta(alpha) are all non-increasing)."""
     out = list(rows)
-    for kind in ("delta", "epsilon", "alpha"):
+    for kind in ("delta", "epsilon", "alpha", "beta"):
         idx = [i for i, r in enumerate(rows) if r.query.kind == kind]
         points = [(rows[i].query.at, _value(rows[i])) for i in idx]
         for i, reason in zip(idx, flag_non_monotone(points)):

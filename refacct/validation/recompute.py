@@ -16,7 +16,8 @@ resumes where it was stopped.
 
 Each case is computed through the front door (``refacct.api``) by the route of
 ``refacct.routing``: the standard engines, or for many steps a proven bracket (``refacct.brackets``, at the case's ``bracket_width``; one
-composition serves all of a case's queries of one kind).
+composition serves all of a case's queries of one kind).  Trade-off queries (``beta``)
+are brackets of ``refacct.tradeoff`` at relative width ``TRADEOFF_WIDTH`` = 1e-5.
 
 A stored value is the decimal string of refacct's value at the case's ``digits``; its
 ``abs_error`` is refacct's bound plus the rounding |decimal - value|, rounded up to three
@@ -35,15 +36,18 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import mpmath
 
-from .. import api
+from .. import api, tradeoff
 from ..exact import rational
 from ..exact_text import fraction_text
 from ..result import directed_text, format_mpf, round_decimal
 from .cases import (SUITES, Case, Query, Reference, case_from_json, catalogue_path,
                     read_catalogue, select, show_reference)
 
-__all__ = ["compute", "compute_all", "reference_json", "drift", "recompute", "main",
+__all__ = ["TRADEOFF_WIDTH", "compute", "compute_all", "reference_json", "drift", "recompute", "main",
            "round_decimal", "round_up", "directed_text"]
+
+
+TRADEOFF_WIDTH = Fraction(1, 10 ** 5)
 
 
 def compute(case: Case, query: Query):
@@ -55,13 +59,18 @@ def compute_all(case: Case, queries: Optional[Sequence[Query]] = None) -> List:
     """refacct's results for ``queries`` (default: all of the case's), in order, through the
     front door (``refacct.api``, whose route is ``refacct.routing``'s: module docstring)."""
     queries = case.queries if queries is None else list(queries)
-    way = api.route(*case.composed())
-    if not way.bracket:
-        return [api.answer(way, q.kind, [q.at], digits=case.digits)[0] for q in queries]
+    x, steps = case.composed()
+    way = api.route(x, steps)
     results: Dict[int, object] = {}
     for kind in sorted({q.kind for q in queries}):
         chosen = [i for i, q in enumerate(queries) if q.kind == kind]
-        found = api.answer(way, kind, [queries[i].at for i in chosen], width=case.bracket_width)
+        at = [queries[i].at for i in chosen]
+        if kind == "beta":
+            found = tradeoff.beta(x, at, steps=steps, width=TRADEOFF_WIDTH)
+        elif way.bracket:
+            found = api.answer(way, kind, at, width=case.bracket_width)
+        else:
+            found = [api.answer(way, kind, [a], digits=case.digits)[0] for a in at]
         results.update(zip(chosen, found))
     return [results[i] for i in range(len(queries))]
 
@@ -88,7 +97,7 @@ def reference_json(case: Case, result) -> Dict:
     return {"value": text, "abs_error": err,
             "verified_digits": "exact" if vd is None else str(min(vd, case.digits)),
             "exact": None if exact is None else fraction_text(exact), "method": result.method,
-            "attained_by": result.attained_by, "bound": result.bound}
+            "attained_by": getattr(result, "attained_by", ""), "bound": result.bound}
 
 
 def _bracket_json(case: Case, result) -> Dict:
@@ -104,8 +113,8 @@ def _bracket_json(case: Case, result) -> Dict:
     vd = result.verified_digits
     return {"value": text, "abs_error": err, "lower": lower, "upper": upper, "proven": True,
             "verified_digits": "0" if vd is None else str(min(vd, case.digits)),
-            "exact": None, "method": result.method, "attained_by": result.attained_by,
-            "bound": result.bound}
+            "exact": None, "method": result.method,
+            "attained_by": getattr(result, "attained_by", ""), "bound": result.bound}
 
 
 def drift(stored: Reference, new: Reference) -> Optional[str]:

@@ -31,9 +31,10 @@ __all__ = ["DISTRIBUTIONS", "QUICK", "area", "findings", "render", "quick_cases"
 
 DISTRIBUTIONS = {"dp_accounting": "dp-accounting", "prv_accountant": "prv-accountant",
                  "fourier_accountant": "fourier-accountant", "autodp": "autodp",
-                 "opacus": "opacus"}
+                 "opacus": "opacus", "riskcal": "riskcal"}
 # the quick slice of the conformance suite: one case per area, few steps, plus one proven
-# bracket of many steps (the regime of the findings); measured at about a minute
+# bracket of many steps (the regime of the findings) and two trade-off cases (f-DP
+# accountants); measured at about a minute
 QUICK = ("gauss-none-add-remove-s1-T1", "gauss-none-zero-out-s10-T100",
          "gauss-none-substitution-s200-T10000", "gauss-det-zero-out-s1",
          "gauss-poisson-add-remove-s1-q1e-2-T2", "gauss-poisson-zero-out-s1-q1e-2-T1",
@@ -42,22 +43,25 @@ QUICK = ("gauss-none-add-remove-s1-T1", "gauss-none-zero-out-s10-T100",
          "rr-none-replace-one-p3_5-T3", "truncpoisson-add-remove-p1_20-T1",
          "wor-substitution-s1-b10-T1", "form-count-rr-p3_5-T10",
          "form-repeated-gauss-poisson-s1-q1e-2-T2", "form-list-gauss-poisson-s1-q1e-2-T2",
-         "hetero-poisson-s1q1e-2x1-s2q1_10x1")
+         "hetero-poisson-s1q1e-2x1-s2q1_10x1", "tradeoff-gauss-none-s2-T1",
+         "tradeoff-laplace-poisson-b1-q1_10-T1")
 # Known causes, first match wins: (accountant prefix or prefixes, reason pattern, case-name
 # pattern, cause, explanation).  Each was read off the peer's source or checked with its reproducer.
 CAUSES: Tuple[Tuple[object, str, str, str, str], ...] = (
     ("", "noise-level", "", "float64 noise",
-     "The FFT's float64 noise is of the size of the gap to the truth (`noise-level`): "
-     "this verdict may differ from one CPU to another."),
+     "The peer's float64 noise (its FFT composition, or the rounding of a closed form) is "
+     "of the size of the gap to the truth (`noise-level`): this verdict may differ from one "
+     "CPU to another."),
     ("", "non-monotone", "", "non-monotone answers",
      "Answers that grow with eps (or delta): float64 noise of the FFT or of a root search."),
     ("dp_accounting.pld", "below the truth", "rr-|form-.*-rr-", "randomized response counted once",
      "PLDAccountant builds the PLD of a `RandomizedResponseDpEvent` once, whatever its count "
      "(`SelfComposedDpEvent` or `compose(event, count)`): k steps answer the one-step curve. "
      "One `compose` call per step is right."),
-    ("dp_accounting.pld", "^inf$", "", "eps = inf at small delta",
-     "The composed PLD keeps the tail mass it truncates (`tail_mass_truncation`, 1e-15) at "
-     "loss +inf, so every delta below that mass gets eps = inf where the truth is finite."),
+    (("dp_accounting.pld", "riskcal.ctd"), "^inf$", "", "eps = inf at small delta",
+     "The composed PLD (dp_accounting's, which riskcal's CTDAccountant composes with) keeps "
+     "the tail mass it truncates (`tail_mass_truncation`, 1e-15) at loss +inf, so every "
+     "delta below that mass gets eps = inf where the truth is finite."),
     ("dp_accounting.pld-optimistic", "lower bound above", "", "optimistic PLD above the truth",
      "An optimistic PLD (`pessimistic_estimate=False`) is no longer a lower bound once "
      "composed: `compose` / `self_compose` put the truncated tail mass (1e-15) at loss +inf, "

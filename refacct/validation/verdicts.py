@@ -6,11 +6,13 @@ bounds, ``refacct.brackets``).  A reported number x is
 taken at its exact value (a binary float is the rational it denotes), and all comparisons
 are exact rational comparisons.  An accountant *claims* either an upper bound (x >= T, what
 a privacy guarantee needs: delta(eps) or eps(delta) never below the truth) or a lower bound
-(x <= T):
+(x <= T); a trade-off value beta(alpha) is a guarantee when never above the truth, so an
+upper-bound accountant's beta claims a lower bound (``harness.claim_of``):
 
 ``failed``     an exception, NaN, a negative number, +-inf where the truth is finite, or a
                value that breaks monotonicity (delta(eps) must not increase with eps,
-               eps(delta) with delta, H_alpha with alpha; see ``flag_non_monotone``);
+               eps(delta) with delta, H_alpha and beta with alpha; see
+               ``flag_non_monotone``);
 ``unsound``    upper claim and x < low - u, or lower claim and x > high + u (beyond the
                reference's own interval and, for a binary float x, half its unit in
                the last place u = ulp(x) / 2: the truth correctly rounded to a float is the

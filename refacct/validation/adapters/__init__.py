@@ -12,7 +12,8 @@ kind is not expressible; an exception or a non-finite / negative number is a fai
     function(case: refacct.validation.Case, query: refacct.validation.Query) -> float | None
 
 ``query.kind`` is ``"delta"`` (return delta at eps = ``query.at``), ``"epsilon"`` (return
-eps at delta = ``query.at``) or ``"alpha"`` (H_alpha; return ``None`` to skip); ``query.at``
+eps at delta = ``query.at``), ``"alpha"`` (H_alpha) or ``"beta"`` (the trade-off curve at
+alpha = ``query.at``, ``refacct.tradeoff``); return ``None`` to skip a kind; ``query.at``
 is an exact ``Fraction``.  The case gives ``case.family``, ``case.param("sigma")``,
 ``case.scheme``, ``case.param("q")``, ``case.relation``, ``case.steps``, ``case.group``.
 Return ``None`` for cases you do not handle.  An attribute ``function.claims = "lower"``
@@ -28,7 +29,8 @@ Peers (``PEERS``): ``dp_accounting`` (``dp_accounting.pld``, ``dp_accounting.pld
 ``dp_accounting.rdp``) and ``prv_accountant`` (``prv_accountant.upper``,
 ``prv_accountant.lower``), extra ``peers``; Koskela's ``fourier_accountant`` (PyPI
 ``fourier-accountant`` or ``pld-accountant``), ``autodp`` and ``opacus`` (``opacus.rdp``,
-``opacus.prv``, ``opacus.gdp``; needs PyTorch), extra ``more-peers``.  Each runs when its
+``opacus.prv``, ``opacus.gdp``; needs PyTorch) and ``riskcal`` (f-DP trade-off curves:
+``riskcal.dpsgd``, ``riskcal.ctd``, ``riskcal.gdp``, ``riskcal.pld``), extra ``more-peers``.  Each runs when its
 package is importable; ``resolve("dp_accounting")`` gives all of a peer's accountants.
 Core refacct never imports a peer: each module imports its peer inside its functions.
 """
@@ -47,7 +49,8 @@ __all__ = ["Accountant", "Answer", "PEERS", "resolve", "resolve_all", "user_acco
 
 Answer = Callable[[Query], object]
 PEERS = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant",
-         "fourier_accountant": "fourier_accountant", "autodp": "autodp", "opacus": "opacus"}
+         "fourier_accountant": "fourier_accountant", "autodp": "autodp", "opacus": "opacus",
+         "riskcal": "riskcal"}
 
 
 @dataclass(frozen=True)

@@ -234,11 +234,11 @@ def _optimistic(event, relation: str, knobs):
 
 
 def reproducer(accountant: str, case: Case, query: Query) -> Optional[str]:
-    """A few lines of dp_accounting alone that ask the query as this adapter does."""
-    plan = _plan(case)
-    if plan is None or query.kind == "alpha":
+    """A few lines of dp_accounting alone that ask the query as this adapter does (None
+    where the adapter does not ask: ``features``)."""
+    if features(accountant, case, query) is None:
         return None
-    steps, relation = plan
+    steps, relation = _plan(case)
     at = float(query.at)
     if accountant == "dp_accounting.pld-optimistic":
         return _optimistic_reproducer(case, steps, relation, query.kind, at)
@@ -346,7 +346,7 @@ def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:
     when the adapter does not ask it (the same decisions as ``accountants``, without
     composing)."""
     plan = _plan(case)
-    if plan is None or query.kind == "alpha":
+    if plan is None or query.kind not in ("delta", "epsilon"):
         return None
     steps, relation = plan
     names = [n for event, _ in steps for n in _event_names(event)]

@@ -114,7 +114,8 @@ def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:
     """The ``VOCABULARY`` entries this query exercises, or None when not asked."""
     relation = _RELATIONS.get(case.relation)
     parts = [_one_step(part) for part in case.parts()]
-    if relation is None or None in parts or case.form not in _FORMS or query.kind == "alpha":
+    if relation is None or None in parts or case.form not in _FORMS \
+            or query.kind not in ("delta", "epsilon"):
         return None
     entry = "delta" if query.kind == "delta" else "epsilon"
     return ([f"query: get_{entry}_{relation}", _FORMS[case.form]]

@@ -162,7 +162,8 @@ def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:
     """The ``VOCABULARY`` entries this query exercises, or None when not asked."""
     which = accountant.split(".")[1]
     history = histories_of(case)
-    if history is None or (which == "gdp" and len(history) > 1) or query.kind == "alpha" \
+    if history is None or (which == "gdp" and len(history) > 1) \
+            or query.kind not in ("delta", "epsilon") \
             or (query.kind == "delta" and which != "gdp"):
         return None
     entry = "get_epsilon" if query.kind == "epsilon" else "gdp.delta_eps_mu (GDP's delta)"

@@ -91,7 +91,7 @@ def _prepare(case: Case, which: str, knobs):
         return None
 
     def answer(query: Query):
-        if query.kind == "alpha":
+        if query.kind not in ("delta", "epsilon"):
             return None
         at = float(query.at)
         if query.kind == "delta":
@@ -146,7 +146,7 @@ _FORMS = {"default": "form: max_self_compositions = num_self_compositions",
 def reproducer(accountant: str, case: Case, query: Query) -> Optional[str]:
     """A few lines of prv_accountant alone that ask the query as this adapter does."""
     calls = [_prv_call(part) for part in case.parts()]
-    if plan_of(case) is None or query.kind == "alpha":
+    if plan_of(case) is None or query.kind not in ("delta", "epsilon"):
         return None
     at = float(query.at)
     counts = [count for _, count in calls]
@@ -166,7 +166,7 @@ def reproducer(accountant: str, case: Case, query: Query) -> Optional[str]:
 def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:
     """The ``VOCABULARY`` entries this query exercises, or None when not asked."""
     plan = plan_of(case)
-    if plan is None or query.kind == "alpha":
+    if plan is None or query.kind not in ("delta", "epsilon"):
         return None
     return (["accountant: PRVAccountant", f"query: compute_{query.kind}", _FORMS[case.form],
              f"answer: {accountant.split('.')[1]} end"]
