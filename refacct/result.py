@@ -28,7 +28,7 @@ from mpmath import mp
 from .exact import mpf_parts
 from .exact_text import shown, size_text
 
-__all__ = ["DeltaResult", "EpsilonResult", "TradeoffResult", "time_limited", "verified_digits", "format_mpf",
+__all__ = ["DeltaResult", "EpsilonResult", "TradeoffResult", "CalibrationResult", "time_limited", "verified_digits", "format_mpf",
            "format_bound", "printed", "exact_rational", "round_decimal", "directed_text",
            "midpoint_radius"]
 
@@ -253,6 +253,20 @@ class TradeoffResult(_Bounded):
     """
 
     alpha: Fraction = Fraction(0)
+    enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
+    proven: bool = False
+    bound: str = "tight"
+    time_limited: bool = False
+
+
+@dataclass(frozen=True, repr=False)
+class CalibrationResult(_Bounded):
+    """The smallest noise scale s with delta_s(eps) <= ``delta_target``
+    (``refacct.calibrate``), with its enclosure; ``bound`` as for ``TradeoffResult``
+    (``"upper"``: only the upper end bounds the truth, the profile being an upper bound)."""
+
+    eps: Fraction = Fraction(0)
+    delta_target: Fraction = Fraction(0)
     enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
     proven: bool = False
     bound: str = "tight"

@@ -8,6 +8,8 @@ independent oracles in test_validation_cases.py.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from refacct.validation import load_cases, resolve, select, validate
@@ -323,7 +325,8 @@ def test_riskcal_on_the_tradeoff_cases():
     """Every riskcal accountant that can express a trade-off case answers beta(alpha) and the
     advantage delta(0) soundly (a beta judged as a lower bound: ``harness.claim_of``)."""
     pytest.importorskip("riskcal")
-    cases = [c for c in load_cases(suite="conformance")
+    cases = [replace(c, queries=tuple(q for q in c.queries if q.kind != "sigma"))
+             for c in load_cases(suite="conformance")
              if c.name.startswith("tradeoff-") and not c.slow]
     rows = validate(resolve("riskcal"), cases)
     answered = check(rows, {})
@@ -331,4 +334,16 @@ def test_riskcal_on_the_tradeoff_cases():
     assert {(f"riskcal.{w}", k) for w in ("dpsgd", "ctd", "gdp", "pld")
             for k in ("beta", "delta")} <= asked
     assert answered == 5 * (5 + 7 + 3 + 2)  # cases: dpsgd, ctd (+ forms), gdp, pld
+
+
+@pytest.mark.slow
+def test_riskcal_calibrations_meet_their_targets():
+    """find_noise_multiplier_for_advantage returns a sigma at least the smallest one whose
+    advantage meets the target (sound), within 1 % of it (about 100 s: its bisection
+    composes a PLD per try)."""
+    pytest.importorskip("riskcal")
+    cases = [c for c in load_cases(suite="conformance")
+             if any(q.kind == "sigma" for q in c.queries)]
+    rows = [r for r in validate(resolve("riskcal.dpsgd"), cases) if r.query.kind == "sigma"]
+    assert len(rows) == 6 and {r.verdict.verdict for r in rows} == {"sound"}
 

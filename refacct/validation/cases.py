@@ -22,7 +22,9 @@ and a list of queries, each ``{"kind": "delta", "at": eps}`` (delta(eps) = max o
 entry's terms of H_{e^eps}, 001 Sec. 5), ``{"kind": "epsilon", "at": delta}`` (eps(delta))
 ``{"kind": "alpha", "at": alpha}`` (H_alpha itself) or ``{"kind": "beta", "at": alpha}``
 (the entry's trade-off curve at alpha, ``refacct.tradeoff``: the smallest type II error at
-type I error alpha).  Every query carries refacct's
+type I error alpha) or ``{"kind": "sigma", "at": a}`` (a calibration: the smallest Gaussian
+sigma, the case's own sigma aside, whose advantage delta(0) is at most a,
+``refacct.calibrate``).  Every query carries refacct's
 ``reference``: the value as a decimal string, ``abs_error`` (a bound on |stored decimal -
 truth|: refacct's own bound plus the rounding of the stored digits, rounded up),
 ``verified_digits``, ``exact`` (the rational when there is one), ``method``, ``attained_by``
@@ -63,7 +65,7 @@ __all__ = ["KINDS", "FORMS", "SUITES", "Reference", "Query", "Segment", "Case", 
            "load_cases", "select",
            "read_catalogue", "list_cases", "case_from_json", "catalogue_path", "show_reference"]
 
-KINDS = ("delta", "epsilon", "alpha", "beta")
+KINDS = ("delta", "epsilon", "alpha", "beta", "sigma")
 FORMS = ("default", "count", "repeated", "list", "heterogeneous")
 SUITES = {"reference": "cases.json", "conformance": "conformance.json"}
 CASES_FILE = SUITES["reference"]
@@ -111,7 +113,8 @@ class Reference:
 @dataclass(frozen=True)
 class Query:
     """delta at eps (``kind="delta"``), eps at delta (``"epsilon"``), H at alpha
-    (``"alpha"``) or the trade-off curve at alpha (``"beta"``); ``at`` is exact."""
+    (``"alpha"``), the trade-off curve at alpha (``"beta"``) or the smallest sigma whose
+    advantage is at most ``at`` (``"sigma"``); ``at`` is exact."""
 
     kind: str
     at: Fraction
@@ -120,7 +123,7 @@ class Query:
 
     def __str__(self) -> str:
         name = {"delta": "delta(eps={})", "epsilon": "eps(delta={})", "alpha": "H_alpha(alpha={})",
-                "beta": "beta(alpha={})"}
+                "beta": "beta(alpha={})", "sigma": "sigma(advantage<={})"}
         return name[self.kind].format(self.text)
 
 
@@ -209,6 +212,12 @@ class Case:
                for p in parts) and self.relation == "add-remove":
             entry = replace(entry, bound="tight", provenance=entry.provenance + (_SAME_NEIGHBOURS,))
         return entry, 1
+
+    def with_sigma(self, sigma: Fraction) -> "Case":
+        """The same Gaussian case with noise ``sigma`` (what a calibration query varies)."""
+        if self.family != "gaussian" or self.segments:
+            raise InputError(f"{self.name}: a calibration needs one Gaussian mechanism")
+        return replace(self, mechanism=dict(self.mechanism, sigma=str(sigma)))
 
     def describe(self) -> str:
         """One line: family(params) x sampling x relation x steps (x group), then the

@@ -20,7 +20,8 @@ curves stay away from 0 and 1.  Each case asks two delta(eps) and two eps(delta)
 rotating through the eps and delta grids.  Few steps get 20 verified digits (exact or
 quadrature); many steps get proven brackets (marked slow: 10 s to minutes each).  The
 ``tradeoff-`` cases ask the attack advantage delta(0) and the trade-off curve beta(alpha)
-at alpha = 1e-3, 1e-2, 1/10, 1/2 (``TRADEOFF_QUERIES``), for the f-DP accountants.
+at alpha = 1e-3, 1e-2, 1/10, 1/2 (``TRADEOFF_QUERIES``), for the f-DP accountants; three
+Gaussian ones also ask calibrations: the smallest sigma whose advantage is at most a target.
 """
 from __future__ import annotations
 
@@ -58,12 +59,16 @@ def _times(c: str, n: int) -> str:
 
 
 def _case(name: str, mechanism: Dict, sampling: Dict, relation: str, steps: int, *,
-          note: str, group: int = 1, form: str = "default", segments: Sequence[Dict] = ()) -> Dict:
+          note: str, group: int = 1, form: str = "default", segments: Sequence[Dict] = (),
+          calibrate: Sequence[str] = ()) -> Dict:
     """A case definition; a proven bracket (``refacct.routing``) gets 6 digits and is
-    marked slow, the standard engines get 20 digits."""
+    marked slow, the standard engines get 20 digits.  ``calibrate``: advantages whose
+    smallest sigma the case asks (trade-off cases)."""
     obj = {"name": name.replace("/", "_"), "source": SOURCE, "note": note, "mechanism": mechanism,
            "sampling": sampling, "relation": relation, "steps": steps, "group": group,
            "digits": 20, "slow": False, "queries": []}
+    if calibrate:
+        obj["calibrate"] = list(calibrate)
     if form != "default":
         obj["form"] = form
     if segments:
@@ -199,10 +204,12 @@ def _tradeoffs() -> Iterator[Dict]:
     f-DP accountants (riskcal) report: their queries are ``TRADEOFF_QUERIES``."""
     for sigma, steps in (("1", 1), ("2", 1), ("10", 100)):
         yield _case(f"tradeoff-gauss-none-s{sigma}-T{steps}", _gaussian(sigma), _NONE,
-                    "add-remove", steps, note="trade-off curve: Gaussian, G_mu")
-    for sigma, q, steps in (("1", "1/10", 1), ("1", "1e-2", 2)):
+                    "add-remove", steps, note="trade-off curve: Gaussian, G_mu",
+                    calibrate=("1/10", "1/100") if steps == 1 and sigma == "1" else ())
+    for sigma, q, steps, targets in (("1", "1/10", 1, ("1/20", "1/100")),
+                                     ("1", "1e-2", 2, ("1/100", "1/1000"))):
         yield _case(f"tradeoff-gauss-poisson-s{sigma}-q{q}-T{steps}", _gaussian(sigma),
-                    _poisson(q), "add-remove", steps,
+                    _poisson(q), "add-remove", steps, calibrate=targets,
                     note="trade-off curve: DP-SGD (Poisson-subsampled Gaussian)")
     for b, steps in (("1", 1),):
         yield _case(f"tradeoff-laplace-none-b{b}-T{steps}", {"family": "laplace", "scale": b},
@@ -249,7 +256,14 @@ def generate() -> List[Dict]:
     for i, obj in enumerate(cases):  # one mechanism in several forms: the same queries
         first.setdefault(json.dumps(_mechanism(obj), sort_keys=True), i)
     return [_with_queries(first[json.dumps(_mechanism(obj), sort_keys=True)], obj)
-            for obj in cases] + [dict(obj, queries=TRADEOFF_QUERIES) for obj in _tradeoffs()]
+            for obj in cases] + [_tradeoff_queries(obj) for obj in _tradeoffs()]
+
+
+def _tradeoff_queries(obj: Dict) -> Dict:
+    """``TRADEOFF_QUERIES`` and a calibration per advantage of ``calibrate``."""
+    obj = dict(obj)
+    targets = obj.pop("calibrate", ())
+    return dict(obj, queries=TRADEOFF_QUERIES + [{"kind": "sigma", "at": a} for a in targets])
 
 
 def _mechanism(case: Dict) -> Dict:

@@ -104,9 +104,10 @@ def _raised(acc: Accountant, case: Case, query: Query, exc: Exception, seconds: 
 
 def _monotone(rows: List[Row]) -> List[Row]:
     """Rows whose answer breaks monotonicity within its query kind become ``failed``
-    (delta(eps), eps(delta), H_alpha and beta(alpha) are all non-increasing)."""
+    (delta(eps), eps(delta), H_alpha, beta(alpha) and the calibrated sigma(advantage) are
+    all non-increasing)."""
     out = list(rows)
-    for kind in ("delta", "epsilon", "alpha", "beta"):
+    for kind in ("delta", "epsilon", "alpha", "beta", "sigma"):
         idx = [i for i, r in enumerate(rows) if r.query.kind == kind]
         points = [(rows[i].query.at, _value(rows[i])) for i in idx]
         for i, reason in zip(idx, flag_non_monotone(points)):

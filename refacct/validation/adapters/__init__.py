@@ -12,9 +12,10 @@ kind is not expressible; an exception or a non-finite / negative number is a fai
     function(case: refacct.validation.Case, query: refacct.validation.Query) -> float | None
 
 ``query.kind`` is ``"delta"`` (return delta at eps = ``query.at``), ``"epsilon"`` (return
-eps at delta = ``query.at``), ``"alpha"`` (H_alpha) or ``"beta"`` (the trade-off curve at
-alpha = ``query.at``, ``refacct.tradeoff``); return ``None`` to skip a kind; ``query.at``
-is an exact ``Fraction``.  The case gives ``case.family``, ``case.param("sigma")``,
+eps at delta = ``query.at``), ``"alpha"`` (H_alpha), ``"beta"`` (the trade-off curve at
+alpha = ``query.at``, ``refacct.tradeoff``) or ``"sigma"`` (the smallest Gaussian sigma
+whose advantage delta(0) is at most ``query.at``, the case's sigma aside); return ``None``
+to skip a kind; ``query.at`` is an exact ``Fraction``.  The case gives ``case.family``, ``case.param("sigma")``,
 ``case.scheme``, ``case.param("q")``, ``case.relation``, ``case.steps``, ``case.group``.
 Return ``None`` for cases you do not handle.  An attribute ``function.claims = "lower"``
 marks a lower-bound accountant (default ``"upper"``).

@@ -6,9 +6,10 @@ privacy-loss distributions (PLDs) by their Algorithm 1, symmetrised under add-re
 
 Four accountants, each one entry point of riskcal 1.5:
 
-    riskcal.dpsgd   calibration.dpsgd.get_beta_for_dpsgd(sigma, q, T, alpha) and
-                    get_advantage_for_dpsgd(sigma, q, T): the Poisson-subsampled Gaussian
-                    (DP-SGD) under add-remove; no sampling is q = 1
+    riskcal.dpsgd   calibration.dpsgd.get_beta_for_dpsgd(sigma, q, T, alpha),
+                    get_advantage_for_dpsgd(sigma, q, T) and the calibration
+                    find_noise_multiplier_for_advantage(a, q, T): the Poisson-subsampled
+                    Gaussian (DP-SGD) under add-remove; no sampling is q = 1
     riskcal.ctd     accountants.CTDAccountant: ``step(noise_multiplier=, sample_rate=)`` once
                     per step (its history merges equal steps, so a heterogeneous case is
                     the same calls in order), then get_beta(alpha=), get_epsilon(delta=) and
@@ -21,8 +22,9 @@ Four accountants, each one entry point of riskcal 1.5:
 
 Cases: add-remove (zero-out for the unsampled Gaussian: the same pair), group 1.  The
 queries are ``beta`` (judged as a lower bound: an f-DP guarantee must not exceed the true
-curve, ``harness.claim_of``), ``delta`` at eps = 0 (the advantage) and, for the CTD
-accountant, ``epsilon``.  The PLD-based accountants compose by FFT and carry the float64
+curve, ``harness.claim_of``), ``delta`` at eps = 0 (the advantage), for the CTD accountant
+``epsilon``, and for ``riskcal.dpsgd`` ``sigma`` (the calibrated noise multiplier, an upper
+bound: a smaller one than the truth would miss the advantage target).  The PLD-based accountants compose by FFT and carry the float64
 noise floor of ``fft_noise_floor``; the GDP closed forms carry ``closed_form_noise_floor``.  Parameters reach the peer as floats.
 """
 from __future__ import annotations
@@ -97,9 +99,12 @@ def _expressible(which: str, steps, form: str) -> bool:
 
 
 def _asked(which: str, query: Query) -> Optional[str]:
-    """The peer's entry for ``query``: "beta", "advantage", "epsilon", or None."""
+    """The peer's entry for ``query``: "beta", "advantage", "epsilon", "calibration", or
+    None."""
     if query.kind == "beta":
         return "beta"
+    if query.kind == "sigma" and which == "dpsgd":
+        return "calibration"
     if query.kind == "delta" and query.at == 0:
         return "advantage"
     if query.kind == "epsilon" and which == "ctd":
@@ -128,6 +133,8 @@ def _dpsgd(steps, entry: str, at: float):
     (_, sigma, q, T), = steps
     if entry == "beta":
         return dpsgd.get_beta_for_dpsgd(sigma, q, T, at)
+    if entry == "calibration":
+        return dpsgd.find_noise_multiplier_for_advantage(at, q, T)
     return dpsgd.get_advantage_for_dpsgd(sigma, q, T)
 
 
@@ -184,8 +191,9 @@ def reproducer(accountant: str, case: Case, query: Query) -> Optional[str]:
 
 def _dpsgd_lines(steps, entry, at):
     (_, sigma, q, T), = steps
-    call = (f"get_beta_for_dpsgd({sigma!r}, {q!r}, {T}, {at!r})" if entry == "beta"
-            else f"get_advantage_for_dpsgd({sigma!r}, {q!r}, {T})")
+    call = {"beta": f"get_beta_for_dpsgd({sigma!r}, {q!r}, {T}, {at!r})",
+            "advantage": f"get_advantage_for_dpsgd({sigma!r}, {q!r}, {T})",
+            "calibration": f"find_noise_multiplier_for_advantage({at!r}, {q!r}, {T})"}[entry]
     return ["from riskcal.calibration import dpsgd", "", f"print(dpsgd.{call})"]
 
 
@@ -240,9 +248,10 @@ VOCABULARY = {
     "function: analysis.get_epsilon_from_err_rates": _NOT_A_MECHANISM,
     "function: analysis.get_bayes_risk_from_pld / get_bayes_risk_from_gdp": "the Bayes risk "
     "under a prior: a functional of the curve refacct does not report yet",
-    "function: calibration.dpsgd.find_noise_multiplier_for_advantage / _for_err_rates": "a "
-    "calibration (sigma for a target): judging it needs references of the smallest "
-    "sufficient sigma, not in the suite yet",
+    "function: calibration.dpsgd.find_noise_multiplier_for_advantage": "",
+    "function: calibration.dpsgd.find_noise_multiplier_for_err_rates": "a calibration to a "
+    "point (alpha, beta) of the curve: the suite's calibration references are to an "
+    "advantage only",
     "function: calibration.blackbox.*": "calibrates another accountant (an Opacus "
     "accountant), judged through that accountant",
 }
@@ -260,12 +269,13 @@ def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:
                   ("laplace", True): "mechanism: Laplace PLD",
                   ("laplace", False): "mechanism: Poisson-subsampled Laplace PLD"}
     found = sorted({mechanisms[(f, q == 1.0)] for f, _, q, _ in steps})
-    name = "advantage" if entry == "advantage" else entry
+    if entry == "calibration":
+        return ["function: calibration.dpsgd.find_noise_multiplier_for_advantage"] + found
     if which == "ctd":
         form = ("form: CTDAccountant history of several steps" if len(steps) > 1
                 else "form: CTDAccountant.step per step")
-        return ["accountant: accountants.CTDAccountant", f"query: CTDAccountant.get_{name}",
+        return ["accountant: accountants.CTDAccountant", f"query: CTDAccountant.get_{entry}",
                 form] + found
     if which == "dpsgd":
-        return [f"function: calibration.dpsgd.get_{name}_for_dpsgd"] + found
-    return [f"function: analysis.get_{name}_from_{which}"] + found
+        return [f"function: calibration.dpsgd.get_{entry}_for_dpsgd"] + found
+    return [f"function: analysis.get_{entry}_from_{which}"] + found
