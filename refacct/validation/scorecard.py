@@ -1,13 +1,17 @@
 """The scorecard: every installed peer judged on refacct's suites, as one Markdown page.
 
     refacct scorecard [--output docs/scorecard.md] [--quick] [--accountant NAME ...]
+                      [--cache docs/scorecard-rows]
 
 runs ``refacct validate`` on the reference cases and the conformance suite (``--quick``:
 the quick slice, ``QUICK``) and writes the peers and their versions, the verdict counts per
 accountant and per area (mechanism, sampling, relation, composition form), every unsound or
 failed answer grouped by cause with a reproducer that uses only the peer's own API, and
 each peer's coverage of its vocabulary (``coverage``).  The page is regenerated, never
-edited by hand; ``docs/scorecard.md`` in the repository is its output.
+edited by hand; ``docs/scorecard.md`` in the repository is its output.  ``--cache DIR``
+keeps each (accountant, case)'s judged answers in ``DIR`` (``rowcache``): a run that is
+stopped resumes where it was, and the full run (more than an hour) can be done peer by peer
+with ``--accountant``; the page's time is then the peers' own time, summed.
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ from .adapters import PEERS, available_peers, peer_module, resolve_all
 from .cases import Case, load_cases, select, show_reference
 from .harness import Row, validate
 from .report import summary
+from .rowcache import cached_validate
 from .verdicts import FAILING, VERDICTS
 
 __all__ = ["DISTRIBUTIONS", "QUICK", "area", "findings", "render", "quick_cases", "main"]
@@ -225,6 +230,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the quick slice of the conformance suite only (about a minute)")
     parser.add_argument("--accountant", nargs="+", action="extend", default=[],
                         metavar="NAME", help="peers or peer.accountant (default: installed)")
+    parser.add_argument("--cache", type=Path, metavar="DIR",
+                        help="keep judged answers in DIR and reuse them (resumable runs)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -239,9 +246,14 @@ def run(args: argparse.Namespace) -> int:
         cases = load_cases() + load_cases(suite="conformance")
         suites = "the reference cases and the conformance suite"
     start = time.perf_counter()
-    rows = validate(accountants, cases)
+    if args.cache is None:
+        rows = validate(accountants, cases)
+        seconds = time.perf_counter() - start
+    else:
+        rows = cached_validate(accountants, cases, args.cache, _version)
+        seconds = sum(r.seconds for r in rows)
     peers = [p for p in available_peers() if any(a.name.split(".")[0] == p for a in accountants)]
-    text = render(rows, peers, suites=suites, seconds=time.perf_counter() - start)
+    text = render(rows, peers, suites=suites, seconds=seconds)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text, encoding="utf-8")
     print(f"wrote {args.output}: {len(rows)} answers, "
