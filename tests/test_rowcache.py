@@ -50,3 +50,13 @@ def test_a_resumed_run_reuses_and_equals_a_fresh_one(tmp_path):
     assert CALLS == []
     cached_validate([acc], cases[:1], tmp_path, lambda peer: "2.0")  # a new peer version
     assert {name for name, _ in CALLS} == {cases[0].name}
+
+
+def test_cases_with_huge_exact_references_are_keyed(tmp_path):
+    """A reference of about 1e-4600 (delta at eps = 20 of a weakly sampled Gaussian) is a
+    rational with more digits than Python prints by default (4300): the key still forms."""
+    from refacct.validation.rowcache import case_key
+    big = [c for c in load_cases(suite="conformance") if c.name == "gauss-poisson-zero-out-s5-q1e-4-T1"]
+    assert big and any(q.reference.value.denominator.bit_length() > 4300 * 3.33
+                       for q in big[0].queries)
+    assert case_key(big[0], "1") != case_key(big[0], "2")

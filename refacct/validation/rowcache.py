@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Dict, List, Sequence
@@ -30,8 +31,17 @@ __all__ = ["cached_validate", "case_key"]
 
 
 def case_key(case: Case, version: str) -> str:
-    """What a stored case's rows depend on: the case, the peer's and refacct's versions."""
-    text = f"{case!r}|{version}|refacct {__version__}"
+    """What a stored case's rows depend on: the case, the peer's and refacct's versions.
+    (Exact references of many steps are rationals of more digits than Python prints by
+    default: the limit is lifted while the case is written out, then restored.)"""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: None)()
+    try:
+        if limit is not None:
+            sys.set_int_max_str_digits(0)
+        text = f"{case!r}|{version}|refacct {__version__}"
+    finally:
+        if limit is not None:
+            sys.set_int_max_str_digits(limit)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
