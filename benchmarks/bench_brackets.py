@@ -7,7 +7,7 @@ side with dp_accounting's PLD accountant on the same query.
     python3 benchmarks/bench_brackets.py --wor      # also Table 1's WOR column (~10 min)
     python3 benchmarks/bench_brackets.py --width 1e-4   # the decisive setting (about 1 min)
 
-Query (001_e18e95dcc7e0aa4a.txt, Sec. 6, Table 1, Poisson column): the Poisson-subsampled
+Query (001, Sec. 6, Table 1, Poisson column): the Poisson-subsampled
 Gaussian, sigma = 0.8, q = 1e-3, T = 10^4 steps, add-remove (the maximum over the add and
 remove directions, 001 Sec. 5), eps(delta) for delta = 1e-7, 1e-6, 1e-5, 1e-4.  refacct
 computes one composition for the four deltas (``epsilon_bracket`` with the default width

@@ -429,7 +429,7 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
                     workers: int = 1):
     """A proven bracket on eps(delta), the smallest eps >= 0 with delta(eps) <= delta, for
     ``x`` composed ``steps`` times.  On each lattice interval the measures' curves are
-    A - e^eps B, so each end is ln((A - delta) / B) (../shared/NUMERICS.md): the upper
+    A - e^eps B, so each end is ln((A - delta) / B) (docs/numerics.md): the upper
     measure gives the upper end, the lower measure the lower end.
 
     ``delta`` is one value or a sequence (a list of results is returned).  ``width``:

@@ -8,12 +8,12 @@ result's ``enclosure`` = (lower, upper) are the exact ends of an Arb ball that c
 true value, ``value`` its midpoint, ``abs_error`` its radius, ``proven=True``.
 
 * One step (``engines.certified.arb_onestep``): the crossings of p = alpha q are certified
-  (../shared/NUMERICS.md, "Counting the crossings": exact signs of the exponential-sum
+  (docs/numerics.md, "Counting the crossings": exact signs of the exponential-sum
   coefficients, the generalised Descartes bound and Rolle isolation for Gaussians, one
   closed-form root per piece between locations for Laplace), and H is a sum of Arb tail
   masses.
 * k = 2 (``engines.certified.arb_composed``): H = integral p1(y) H_{alpha q1(y)/p1(y)}(P2 || Q2) dy
-  (NUMERICS, "Composition") by Arb's rigorous integration on segments where the integrand is
+  (docs/numerics.md, "Composition") by Arb's rigorous integration on segments where the integrand is
   analytic, the rest bounded explicitly.
 
 Supported: a ``Pair``, a ``Composition`` of at most 2 steps, or a ``PublicMixture`` of

@@ -8,7 +8,7 @@
 Densities, CDFs and interval masses are evaluated in mpmath at the caller's working
 precision.  Interval masses use the tail on the side away from the bulk (``erfc`` for
 Gaussians, exact exponentials for Laplace), so a mass of 1e-200 keeps its relative
-accuracy (``../shared/NUMERICS.md``, "Exact CDF differences").
+accuracy (``docs/numerics.md``, "Exact CDF differences").
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Reproductions: the papers' headline numbers, recomputed by refacct.
 
-Each ``Reproduction`` is one number printed in a paper (``../shared/papers``), the sentence
+Each ``Reproduction`` is one number printed in a paper (``refacct.references``), the sentence
 it is printed in, how to read the printed digits, and a function computing it with refacct.
 ``refacct reproduce`` (``refacct.cli``) runs ``REPRODUCTIONS`` and prints / writes the table;
 later issues add rows by appending to the list.
@@ -49,11 +49,12 @@ from .api import delta, epsilon, hockey_stick
 from .mechanisms.truncated_poisson import prob_no_truncation, q_trunc, q_trunc_sum
 from .pairs import Composition, Pair
 from .exact import mpf_parts
+from .references import PAPERS, cite
 from .exact_text import shown
 from .result import DeltaResult, EpsilonResult, format_bound, format_mpf, verified_digits
 
 __all__ = [
-    "PAPERS", "Reproduction", "Outcome", "REPRODUCTIONS", "READINGS", "Derived",
+    "Reproduction", "Outcome", "REPRODUCTIONS", "READINGS", "Derived",
     "randomized_response_pair", "deterministic_batching_pair",
     "delta_both_orders", "epsilon_both_orders", "difference", "lead",
     "verdict", "run", "run_all", "render_markdown", "render_text",
@@ -62,15 +63,6 @@ __all__ = [
 
 Result = Union[DeltaResult, EpsilonResult, "Derived"]
 
-PAPERS = {
-    "001": ("001_e18e95dcc7e0aa4a.txt",
-            "Avoiding Pitfalls for Privacy Accounting of Subsampled Mechanisms under "
-            "Composition (full version with appendices)"),
-    "002": ("002_6c5ff1e5086b6e31.txt", "How Private is DP-SGD? (Chua et al.)"),
-    "003": ("003_e3be10c9628f5bf4.txt", "Tight Group-Level DP Guarantees for DP-SGD (Ganesh)"),
-    "004": ("004_51bc6742bc16b7bd.txt",
-            "Tighter Privacy Analysis for Truncated Poisson Sampling (Ganesh)"),
-}
 
 READINGS = ("exact", "rounded", "upper", "lower", "above", "below")
 
@@ -167,8 +159,8 @@ def lead(mech: "mechanisms.Dominated", winner: str, eps, digits: int) -> Derived
 class Reproduction:
     """One printed number.  ``printed`` is shown as in the paper; ``paper_value`` is the
     same number machine-readable ("11/48", "0.244", "1.18e-5"), read per ``reading``;
-    ``quote`` is the sentence or formula it appears in, verbatim from the extracted text
-    ``PAPERS[paper]`` (so it can be found with grep); ``compute(digits)`` returns refacct's
+    ``quote`` is the sentence or formula it appears in, verbatim from the paper's text
+    (``paper``: a key of ``refacct.references.PAPERS``); ``compute(digits)`` returns refacct's
     ``DeltaResult`` / ``EpsilonResult`` / ``Derived``.  ``claim``: the row instantiates a
     claim stated in general (a formula, "the curves cross") at parameters named in
     ``quantity``, so its number is not in the quote.  ``max_digits`` caps the digits
@@ -641,8 +633,8 @@ def render_markdown(outcomes: Sequence[Outcome], digits: int) -> str:
         out += ["", "## Notes", ""]
         out += [f"- {rows.capitalize()}: {text}" for rows, text in notes]
     out += ["", "## Sources", "",
-            "Each number as it appears in the extracted text of the paper "
-            "(`../shared/papers/<file>`), verbatim:", ""]
+            "Each number as it appears in the paper's text (papers by key: "
+            "docs/references.md), verbatim:", ""]
     for rows, quote in _grouped(outcomes, lambda o: f"{o.row.paper}, {o.row.section}\n"
                                                     f"{o.row.quote}"):
         where, text = quote.split("\n", 1)
@@ -653,5 +645,5 @@ def render_markdown(outcomes: Sequence[Outcome], digits: int) -> str:
     out += [""]
     out += ["## Papers", ""]
     used = sorted({o.row.paper for o in outcomes})
-    out += [f"- {p}: `{PAPERS[p][0]}`, *{PAPERS[p][1]}*" for p in used]
+    out += [f"- {cite(p)}" for p in used]
     return "\n".join(out) + "\n"

@@ -26,7 +26,7 @@ Design:
   and computes the rest.  Values are stored exactly: an ``mpf`` as its integer mantissa
   and binary exponent, a ``Fraction`` as "n/d", refacct's result dataclasses field by
   field; a binary ``float`` is refused, as parameter and as value, so nothing is ever read
-  back from a 15-digit approximation (../shared/NUMERICS.md, "Caches and string round-trips").
+  back from a 15-digit approximation (docs/numerics.md, "Caches and string round-trips").
 - **Progress.**  On stderr, once a sweep has run for ``progress_after`` seconds (or always
   with ``progress=True``; never with ``progress=False``).
 """

@@ -11,7 +11,7 @@ Oracles, independent of the lattice engines under test:
   ``conftest.balle_wang``) and the Laplace shift pair's one-step H (``conftest.laplace_H``);
 * exact rationals: randomized response composed 1000 (10^4, slow) times by the exact PLD
   engine (``refacct.engines.exact.discrete``: atoms with Fraction masses);
-* the numbers printed in 001 Table 1 (001_e18e95dcc7e0aa4a.txt, Sec. 6) and the peers'
+* the numbers printed in 001 Table 1 (001, Sec. 6) and the peers'
   values of the "dispute" case (dp_accounting, prv_accountant, when installed).
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ from refacct.mechanisms import (delta as mech_delta, epsilon as mech_epsilon,  #
 F = Fraction
 
 # Poisson-subsampled Gaussian, sigma = 1, q = 1/10 (001 Thm 10.1, remove corrected as in
-# ../shared/papers/README.md): remove ((1 - q) N(0,1) + q N(1,1), N(0,1)), add = the swap.
+# docs/references.md): remove ((1 - q) N(0,1) + q N(1,1), N(0,1)), add = the swap.
 SUB = Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))])
 REMOVE = Pair(SUB, Gaussian(0, 1))
 ADD = Pair(Gaussian(0, 1), SUB)
@@ -203,7 +203,7 @@ MU = F(1)  # Delta sqrt(T) / sigma = 1 * 100 / 100
 
 def test_gaussian_shift_ten_thousand_steps_closed_form():
     """N(1, 100^2) vs N(0, 100^2) composed 10^4 times is N(1, 1) vs N(0, 1) (002 Prop. 3.1;
-    ../shared/NUMERICS.md): delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)."""
+    docs/numerics.md): delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)."""
     pair = Pair(Gaussian(1, SIGMA), Gaussian(0, SIGMA))
     eps = [0, "1/2", 1, 3, 6]
     for e, r in zip(eps, delta_bracket(pair, eps, T_SHIFT)):
@@ -314,7 +314,7 @@ def test_brackets_are_monotone_in_the_query():
 # --- 001 Table 1: sigma = 0.8, q = 1e-3, T = 10^4 -------------------------------------------
 
 TABLE1_DELTAS = ["1e-7", "1e-6", "1e-5", "1e-4"]
-# 001_e18e95dcc7e0aa4a.txt, Sec. 6, Table 1 (two decimals printed)
+# 001, Sec. 6, Table 1 (two decimals printed)
 TABLE1_POISSON = ["1.19", "0.96", "0.80", "0.64"]
 TABLE1_WOR = ["17.48", "15.26", "12.98", "10.62"]
 

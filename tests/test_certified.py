@@ -9,7 +9,7 @@ Oracles, independent of the code under test:
   the roots of these closed forms by mpmath.findroot;
 * refacct's verified values (refacct.delta / epsilon): mpmath quadrature with a two-evaluation
   bound, a different method sharing no code with the Arb engines;
-* the symmetry H_alpha(P || Q) = 1 - alpha + alpha H_{1/alpha}(Q || P) (../shared/NUMERICS.md).
+* the symmetry H_alpha(P || Q) = 1 - alpha + alpha H_{1/alpha}(Q || P) (docs/numerics.md).
 """
 from __future__ import annotations
 

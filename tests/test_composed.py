@@ -24,7 +24,7 @@ from conftest import (assert_verified, balle_wang, gaussian_H, laplace_H, masses
 def gaussian_k_oracle(mu, sigma, k, eps):
     """N(mu, s^2)^k || N(0, s^2)^k: the log-likelihood ratio sum_i (mu y_i - mu^2/2)/s^2
     depends on y only through sum_i y_i, which is N(k mu, k s^2) vs N(0, k s^2); so the pair
-    is the one-step pair with shift m = mu sqrt(k) / s (../shared/NUMERICS.md, and the
+    is the one-step pair with shift m = mu sqrt(k) / s (docs/numerics.md, and the
     Gaussian-mechanism composition in 002 Sec. 3), whose delta is Balle-Wang (002 Prop. 3.1)."""
     def fn():
         m = mpq(mu) * mp.sqrt(k) / mpq(sigma)

@@ -150,7 +150,7 @@ def test_random_discrete_compositions_enumeration(pq1, pq2, k, alpha):
 @settings(max_examples=25, deadline=None)
 @given(discrete_pairs(), st.integers(1, 3), rational_alpha)
 def test_symmetry_identity_discrete_exact(pq, k, alpha):
-    """H_alpha(P||Q) = 1 - alpha + alpha H_{1/alpha}(Q||P) (../shared/NUMERICS.md): from
+    """H_alpha(P||Q) = 1 - alpha + alpha H_{1/alpha}(Q||P) (docs/numerics.md): from
     (p - alpha q)_+ = p - alpha q + (alpha q - p)_+ = p - alpha q + alpha (q - p/alpha)_+,
     summed over the outcomes.  Exact for discrete pairs."""
     pair = Pair(*pq) ** k

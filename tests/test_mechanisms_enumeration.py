@@ -338,7 +338,7 @@ def test_truncated_poisson_two_steps_dominate():
 # --- the papers' printed formulas that the mechanism contradicts --------------------------
 
 def test_001_printed_remove_and_thm_14_pairs_are_not_the_mechanism():
-    """../shared/papers/README.md: 001 Thm 10.1 prints the Poisson remove pair as
+    """docs/references.md: 001 Thm 10.1 prints the Poisson remove pair as
     ((1 - g) Q + g P, P) and 001 Thm 14 the WOR substitution bound as
     H((1 - g) Q + g P || P); with (P, Q) = (N(0), N(1)) resp. (N(-1), N(1)) both differ from
     the enumerated mechanism (001 Prop. 9.1 and Sec. 7 datasets), which the catalogue's

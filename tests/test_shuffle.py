@@ -389,7 +389,7 @@ def test_exact_three_steps_against_w_coordinates():
 
 @pytest.mark.parametrize("T, digits", [(2, 15), pytest.param(3, 6, marks=pytest.mark.slow)])
 def test_exact_swap_identity(T, digits):
-    """H_a(P || Q) = 1 - a + a H_{1/a}(Q || P) (../shared/NUMERICS.md) with a = e^(3/2):
+    """H_a(P || Q) = 1 - a + a H_{1/a}(Q || P) (docs/numerics.md) with a = e^(3/2):
     the two sides are computed by different integrands (P and Q swapped, eps negated)."""
     pq = shuffle_exact("0.6", T, "3/2", digits=digits)
     qp = shuffle_exact("0.6", T, "-3/2", digits=digits, swap=True)

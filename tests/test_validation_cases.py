@@ -85,7 +85,7 @@ def test_002_deterministic_batching_against_balle_wang_and_print():
 
 
 def test_gaussian_two_steps_is_a_shift_by_sqrt2():
-    """N(0, 1)^2 vs N(1, 1)^2 = N(0, 1) vs N(sqrt 2, 1) (NUMERICS.md)."""
+    """N(0, 1)^2 vs N(1, 1)^2 = N(0, 1) vs N(sqrt 2, 1) (docs/numerics.md)."""
     with mp.workdps(60):
         for (kind, at), ref in refs("gaussian-k2").items():
             assert_contains(ref, balle_wang(mpq(Fraction(at)), mp.sqrt(2)))
@@ -179,7 +179,7 @@ def poisson_gaussian_two_steps(q, eps):
     per step), so delta = H_a(P^2 || Q^2) with P = (1 - q) N(0, 1) + q N(1, 1), Q = N(0, 1).
 
     H_a(P^2 || Q^2) = integral p(y) H_{a / r(y)}(P || Q) dy with r = p / q = 1 - q + q e^{y - 1/2}
-    (NUMERICS.md, Composition); one step H_b(P || Q) = (1 - q) T(y_b) + q T(y_b - 1) - b T(y_b)
+    (docs/numerics.md, Composition); one step H_b(P || Q) = (1 - q) T(y_b) + q T(y_b - 1) - b T(y_b)
     with r(y_b) = b for b > 1 - q, and 1 - b for b <= 1 - q, i.e. for y >= y1 with
     r(y1) = a / (1 - q); that part is P(Y > y1) - a Q(Y > y1) in closed form, the rest is
     tanh-sinh quadrature on (-inf, y1]."""
@@ -226,7 +226,7 @@ def test_sec5_one_step_against_the_closed_form():
 
 def test_gaussian_bracket_at_100_steps_contains_the_closed_form():
     """100 steps of N(1, 100) vs N(0, 100) are N(1, 1) vs N(0, 1) (sum of the observations,
-    NUMERICS.md): Balle-Wang with m = 1 (002 Prop. 3.1) lies in every stored bracket."""
+    docs/numerics.md): Balle-Wang with m = 1 (002 Prop. 3.1) lies in every stored bracket."""
     with mp.workdps(40):
         for (kind, at), ref in refs("gaussian-sigma10-T100").items():
             assert ref.proven and ref.low < ref.high

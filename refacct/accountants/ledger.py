@@ -32,7 +32,7 @@ from .vocabulary import decimal
 __all__ = ["Ledger", "product"]
 
 _THM_8 = Provenance("001 Thm 8: a product of dominating pairs dominates the composition",
-                    "001_e18e95dcc7e0aa4a.txt", "Sec. 3")
+                    "001", "Sec. 3")
 
 
 class Ledger:

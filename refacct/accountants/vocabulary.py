@@ -48,7 +48,7 @@ NON_PRIVATE = "non-private"
 
 _MOG = Provenance("dp_accounting's MixtureOfGaussiansDpEvent: the pair (sum_i p_i "
                   "N(s_i, sigma^2), N(0, sigma^2)) and its swap (003 Sec. 3)",
-                  "003_e3be10c9628f5bf4.txt", "Sec. 3")
+                  "003", "Sec. 3")
 
 
 class Unsupported(Exception):

@@ -7,7 +7,7 @@ rationals (``Fraction``, ``int``, numeric strings, mpf) enter as balls that cont
 (radius 0 when dyadic and short enough); standardised distances (y - loc) / scale of two
 exact rationals are formed exactly before conversion, so y = loc gives an exact 0.
 
-Interval masses (../shared/NUMERICS.md, "Exact CDF differences, in the tails too"): tails
+Interval masses (docs/numerics.md, "Exact CDF differences, in the tails too"): tails
 come from their own side, P(Y > y) = erfc((y - mu) / (sigma sqrt 2)) / 2 for a Gaussian,
 e^{-(y - loc)/b} / 2 for a Laplace, so a mass of 1e-300 keeps its relative accuracy.  For
 Gaussians every such form is an identity valid for all real and complex y: the choice of

@@ -34,7 +34,7 @@ from ..errors import InputError, InputTypeError
 __all__ = ["Base", "Additive", "gaussian", "laplace", "randomized_response", "discrete"]
 
 _APP_A = Provenance("sum query with additive noise: worst-case neighbours at maximal distance",
-                    "001_e18e95dcc7e0aa4a.txt", "Prop. 9, App. A")
+                    "001", "Prop. 9, App. A")
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ def randomized_response(p: object = "3/4") -> Base:
     Q = Discrete({0: 1 - p, 1: p})
     return Base(f"randomized_response(p={p})", Pair(P, Q), Pair(P, Q),
                 Provenance("randomized response on the bit 'batch contains a 1'",
-                           "001_e18e95dcc7e0aa4a.txt", "App. B.1"))
+                           "001", "App. B.1"))
 
 
 def discrete(P: Discrete, Q: Discrete, substitution: Optional[Tuple[Discrete, Discrete]] = None,

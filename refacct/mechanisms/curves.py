@@ -43,7 +43,7 @@ BOUNDS = ("tight", "upper", "lower")
 @dataclass(frozen=True)
 class Provenance:
     """Which theorem a pair comes from: ``theorem`` (e.g. "Zhu et al. Thm 11 = 001 Thm 10.1"),
-    ``paper`` (file in ../shared/papers) and ``section``."""
+    ``paper`` (its key in ``refacct.references.PAPERS``) and ``section``."""
 
     theorem: str
     paper: str

@@ -17,7 +17,7 @@ from .relations import check_relation, directions
 __all__ = ["deterministic_batching", "PROP_3_1"]
 
 PROP_3_1 = Provenance("002 Prop. 3.1 (Balle & Wang Thm 8), tightly dominating pair",
-                      "002_6c5ff1e5086b6e31.txt", "Sec. 3")
+                      "002", "Sec. 3")
 
 
 def deterministic_batching(base: Base, relation: str = "zero-out",

@@ -29,7 +29,7 @@ from ..errors import InputError, InputTypeError
 
 __all__ = ["group_poisson", "group_fixed_batch", "hypergeom_pmf", "vadhan_delta"]
 
-_PAPER = "003_e3be10c9628f5bf4.txt"
+_PAPER = "003"
 
 
 def _group(K: object) -> int:

@@ -31,7 +31,7 @@ from ..errors import InputError
 __all__ = ["pointwise_max_pair", "wor_substitution_upper"]
 
 APP_D = Provenance("001 App. D: pointwise maximum of the two one-step directions, composed",
-                   "001_e18e95dcc7e0aa4a.txt", "App. D")
+                   "001", "App. D")
 
 
 def pointwise_max_pair(A: Discrete, B: Discrete) -> Pair:

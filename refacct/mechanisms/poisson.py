@@ -1,7 +1,7 @@
 """Poisson subsampling: each record enters the batch independently with probability q.
 
 With (P, Q) = (M(D), M(D + x)) the base mechanism's add pair (001 Thm 10.1 = Zhu et al.
-Thm 11, in the corrected form of ../shared/papers/README.md):
+Thm 11, in the corrected form of docs/references.md):
 
     add:     (P, (1 - q) P + q Q)          remove: ((1 - q) P + q Q, P)
 
@@ -28,8 +28,8 @@ from ..errors import InputError
 __all__ = ["poisson_subsampled", "THM_10_1", "PROP_13"]
 
 THM_10_1 = Provenance("Zhu et al. Thm 11 = 001 Thm 10.1 (remove corrected), tight by Prop. 9.1",
-                      "001_e18e95dcc7e0aa4a.txt", "Sec. 4")
-PROP_13 = Provenance("001 Prop. 13 (Koskela et al. pair), tight", "001_e18e95dcc7e0aa4a.txt",
+                      "001", "Sec. 4")
+PROP_13 = Provenance("001 Prop. 13 (Koskela et al. pair), tight", "001",
                      "Sec. 7, App. C")
 
 

@@ -1,5 +1,5 @@
 """Shuffling (ABLQ_S): the E_C lower bound of 002 eq. (7) maximised over continuous C, and
-H_{e^eps}(P_S || Q_S) itself for T = steps <= 3 (002_6c5ff1e5086b6e31.txt, Sec. 3-4.3, App. A).
+H_{e^eps}(P_S || Q_S) itself for T = steps <= 3 (002, Sec. 3-4.3, App. A).
 
 **The pair** (002 Sec. 3, eqs. (1)-(2)).  For the datasets x = (-1, ..., -1, 1) and
 x' = (-1, ..., -1, ⊥) and the query psi_t(x) = x, ABLQ_S outputs (after a shift by b 1)
@@ -99,7 +99,7 @@ __all__ = ["ShuffleResult", "ShuffleEpsilonResult", "shuffle_event_bound",
 
 EXACT_MAX_STEPS = 3  # shuffle_exact integrates over R^(T-1)
 
-_PAPER = "002 (002_6c5ff1e5086b6e31.txt)"
+_PAPER = "002 (002)"
 
 
 @dataclass(frozen=True, repr=False)

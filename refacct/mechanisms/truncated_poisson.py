@@ -35,7 +35,7 @@ from ..errors import InputError, InputTypeError
 __all__ = ["binom_pmf", "binom_sf", "prob_no_truncation", "q_trunc_sum", "q_trunc",
            "truncated_poisson"]
 
-_PAPER = "004_51bc6742bc16b7bd.txt"
+_PAPER = "004"
 _THEOREMS = {"add": "Thm 3.1", "remove": "Thm 3.1", "add-remove": "Thm 3.1",
              "zero-out": "Thm 3.3", "replace-one": "Thm 3.4", "substitution": "Thm 3.4"}
 

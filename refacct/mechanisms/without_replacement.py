@@ -30,9 +30,9 @@ from ..errors import InputError, InputTypeError
 __all__ = ["wor_subsampled", "substitution_outputs", "batch_size", "THM_10_2", "THM_14"]
 
 THM_10_2 = Provenance("Zhu et al. Thm 11 = 001 Thm 10.2, tight by Prop. 9.2",
-                      "001_e18e95dcc7e0aa4a.txt", "Sec. 4, App. A")
+                      "001", "Sec. 4, App. A")
 THM_14 = Provenance("Zhu et al. Prop. 30 = 001 Thm 14 (one step); k + 1 mixed terms for k steps",
-                    "001_e18e95dcc7e0aa4a.txt", "Sec. 7")
+                    "001", "Sec. 7")
 
 
 def batch_size(n: object, batch: object) -> Fraction:

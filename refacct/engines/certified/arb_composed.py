@@ -1,6 +1,6 @@
 """Certified two-step composition by rigorous integration (Arb's ``acb.integral``).
 
-../shared/NUMERICS.md, "Composition" (001 Sec. 2):
+docs/numerics.md, "Composition" (001 Sec. 2):
 
     H_alpha(P1 x P2 || Q1 x Q2) = integral p1(y) h(beta(y)) dy,
     h(beta) = H_beta(P2 || Q2),  beta(y) = alpha q1(y) / p1(y).

@@ -1,7 +1,7 @@
 """Certified one step: the crossings of p = beta q, proven, and H_beta(P || Q) as an Arb ball.
 
 001 Definition 3: H_beta(P || Q) = integral (p - beta q)_+ = sum over the maximal intervals
-I where p > beta q of P(I) - beta Q(I).  ../shared/NUMERICS.md, "Counting the crossings":
+I where p > beta q of P(I) - beta Q(I).  docs/numerics.md, "Counting the crossings":
 
 * Gaussian mixtures with one sigma: p - beta q = phi_sigma(y) s(y), s(y) = sum_i c_i
   e^{lam_i y}, lam_i = mu_i / sigma^2, c_i = (w_i^P - beta w_i^Q) e^{-mu_i^2 / 2 sigma^2}.

@@ -6,7 +6,7 @@ over the algebraic numbers for distinct algebraic a_i) makes such a sum, with eq
 exponents merged, zero exactly when every merged coefficient is zero.  So zero is decided
 exactly, and a nonzero sum's sign by Arb balls at increasing precision, which must
 terminate.  Every coefficient the certified engines branch on has this form
-(../shared/NUMERICS.md, "Counting the crossings"): Gaussian c_i = (w_i^P - alpha w_i^Q)
+(docs/numerics.md, "Counting the crossings"): Gaussian c_i = (w_i^P - alpha w_i^Q)
 e^{-mu_i^2 / 2 sigma^2}, Laplace piece coefficients sum_i c_i e^{-+u_i / b} and values at
 the locations, with alpha rational or e^eps (eps rational), or alpha times e^{-c} for a
 critical loss c of an inner factor (a ratio of two such sums).

@@ -1,4 +1,4 @@
-"""Exact engine for discrete pairs (../shared/NUMERICS.md, "Discrete pairs, exactly").
+"""Exact engine for discrete pairs (docs/numerics.md, "Discrete pairs, exactly").
 
 The privacy-loss distribution (PLD, 001 Definition 5) of a discrete pair is kept as atoms,
 one per distinct likelihood ratio r = p(x)/q(x) (r = inf where q = 0, r = 0 where p = 0),

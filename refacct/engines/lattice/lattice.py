@@ -303,7 +303,7 @@ def epsilon_of(m: Measure, delta: Fraction):
     eps = x_first (then every eps above... is not certified here) or delta <= m(+inf)
     (eps = +inf).  On (x_{j-1}, x_j] the curve is A_j - e^eps B_j with A_j = m(+inf) +
     sum_{i >= j} m_i and B_j = sum_{i >= j} m_i e^{-x_i}: eps = ln((A_j - delta) / B_j)
-    (../shared/NUMERICS.md, discrete pairs)."""
+    (docs/numerics.md, discrete pairs)."""
     d = to_arb(delta)
     if not d > m.infinite:
         return flint.arb("inf") if d < m.infinite else None

@@ -15,7 +15,7 @@ Supported one-step pairs (``cells_of``):
 * Gaussian mixtures with one common sigma whose loss is monotone: every Q-location <= every
   P-location (L increasing in y) or the reverse (L decreasing).  Then
   p - e^c q = phi(y) sum_i c_i e^{mu_i y / sigma^2} has one sign change in its coefficient
-  sequence, so at most one root (generalised Descartes rule, ../shared/NUMERICS.md), and
+  sequence, so at most one root (generalised Descartes rule, docs/numerics.md), and
   {L in C_j} is the interval between the roots y(x_j), y(x_{j+1}).  Each root is found by
   Newton's method and enclosed rigorously (the loss, evaluated in balls, changes sign across
   the enclosure); masses are differences of erfc tails taken on their own side, so a cell
@@ -225,7 +225,7 @@ class GaussianLoss(MonotoneLoss):
 
     P = sum_i a_i N(mu_i, s), Q = sum_j b_j N(nu_j, s) (s = sigma^2):
     L(y) = ln sum_i a_i e^{(mu_i y - mu_i^2/2)/s} - ln sum_j b_j e^{(nu_j y - nu_j^2/2)/s}.
-    The generalised Descartes rule (../shared/NUMERICS.md) makes L monotone when every
+    The generalised Descartes rule (docs/numerics.md) makes L monotone when every
     Q-location lies on one side of every P-location.  Where the extreme locations of P
     and Q coincide, L tends to ln(a/b) of their weights (a limit, not attained).
     """
@@ -309,7 +309,7 @@ class LaplaceLoss(MonotoneLoss):
     single location: P = sum_i a_i Lap(mu_i, b) against Q = Lap(nu, b) with nu <= every
     mu_i (L non-decreasing: each e^{(|y - nu| - |y - mu_i|)/b} is), or the mirror images.
     L is constant for y <= min location and for y >= max location: the two atoms of the
-    privacy loss (NUMERICS, Laplace mixtures), its inf and sup, attained on flat pieces
+    privacy loss (docs/numerics.md, Laplace mixtures), its inf and sup, attained on flat pieces
     that end at those locations; strictly monotone in between."""
 
     def __init__(self, P: Continuous, Q: Continuous) -> None:

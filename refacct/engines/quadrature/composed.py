@@ -1,6 +1,6 @@
 """Compositions with continuous factors, by recursion and quadrature.
 
-001 Sec. 2 / ../shared/NUMERICS.md, "Composition":
+001 Sec. 2 / docs/numerics.md, "Composition":
 
     H_alpha(P1 x R || Q1 x S) = integral p1(y) H_{alpha q1(y) / p1(y)}(R || S) dy,
 
@@ -84,7 +84,7 @@ def loss_steepness(pair: Pair) -> Fraction:
     Laplace).  Factors are nested in increasing order of it, so the outermost integral is
     over the factor with the flattest loss.
 
-    ../shared/NUMERICS.md, "Composition": seen from the outer variable y, the inner H turns
+    docs/numerics.md, "Composition": seen from the outer variable y, the inner H turns
     from 1 - beta' to 0 over (inner loss spread) / |d ln(p1/q1)/dy|, which is below the
     outer noise scale when the outer loss is steeper than the inner one (N(10/7, 1) outside
     N(2, 500^2): 0.003, a thousand times narrower than a quadrature piece, and both
@@ -168,7 +168,7 @@ def _feature_cuts(one, score: Callable, beta, features, h, rule: int, singular) 
     """Cuts around the y where ln beta' = ln(beta q1(y)/p1(y)) crosses the centre c of an
     inner feature (``inner_features``) whose width w, seen from y, is below h / 2: there
     the inner H bends over w / |L1'(y)|, too narrow for pieces of the feature width h
-    (../shared/NUMERICS.md, "Composition").  The cuts are graded, y0 +- f w' 2^j with
+    (docs/numerics.md, "Composition").  The cuts are graded, y0 +- f w' 2^j with
     w' = w / |L1'(y0)|, f = 1 (rule 0) or 3/2 (rule 1), up to h: each piece is as wide as
     its distance from the bend, so Gauss-Legendre converges on it as on a piece of one
     feature width.  A bend within h of a ``singular`` point is left to that point's

@@ -2,7 +2,7 @@
 
 H_alpha(P || Q) = sum over the intervals I where p > alpha q of P(I) - alpha Q(I)
 (001 Definition 3), with every crossing of p = alpha q found to working precision and
-every interval mass computed from the tail on its own side (../shared/NUMERICS.md):
+every interval mass computed from the tail on its own side (docs/numerics.md):
 
 * Gaussian mixtures with one common sigma: p(y) - alpha q(y) = phi_sigma(y) * s(y) with
   s(y) = sum_i c_i exp(mu_i y / sigma^2), c_i = (w_i^P - alpha w_i^Q) exp(-mu_i^2 / 2 sigma^2).

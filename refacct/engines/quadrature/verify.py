@@ -1,5 +1,5 @@
-"""Error bounds from two independent evaluations (../shared/NUMERICS.md, "Error bounds
-worth the name").
+"""Error bounds from two independent evaluations (docs/numerics.md, "Error bounds from
+two evaluations").
 
 An engine supplies ``compute(rule)``, which evaluates its quantity at the *current* mpmath
 working precision with quadrature rule ``rule`` (0 or 1: different node counts and cuts;
