@@ -333,7 +333,7 @@ def test_riskcal_on_the_tradeoff_cases():
     asked = {(r.accountant, r.query.kind) for r in rows if r.verdict.verdict != "n/a"}
     assert {(f"riskcal.{w}", k) for w in ("dpsgd", "ctd", "gdp", "pld")
             for k in ("beta", "delta")} <= asked
-    assert answered == 5 * (5 + 7 + 3 + 2)  # cases: dpsgd, ctd (+ forms), gdp, pld
+    assert answered == 5 * (5 + 7 + 3 + 3)  # cases: dpsgd, ctd (+ forms), gdp, pld
 
 
 @pytest.mark.slow

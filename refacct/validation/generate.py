@@ -207,11 +207,12 @@ def _tradeoffs() -> Iterator[Dict]:
                     "add-remove", steps, note="trade-off curve: Gaussian, G_mu",
                     calibrate=("1/10", "1/100") if steps == 1 and sigma == "1" else ())
     for sigma, q, steps, targets in (("1", "1/10", 1, ("1/20", "1/100")),
-                                     ("1", "1e-2", 2, ("1/100", "1/1000"))):
+                                     ("1", "1e-2", 2, ("1/100", "1/1000")),
+                                     ("1", "1e-2", 100, ()), ("2", "1e-2", 1000, ())):
         yield _case(f"tradeoff-gauss-poisson-s{sigma}-q{q}-T{steps}", _gaussian(sigma),
                     _poisson(q), "add-remove", steps, calibrate=targets,
                     note="trade-off curve: DP-SGD (Poisson-subsampled Gaussian)")
-    for b, steps in (("1", 1),):
+    for b, steps in (("1", 1), ("2", 2)):
         yield _case(f"tradeoff-laplace-none-b{b}-T{steps}", {"family": "laplace", "scale": b},
                     _NONE, "add-remove", steps, note="trade-off curve: Laplace")
     yield _case("tradeoff-laplace-poisson-b1-q1_10-T1", {"family": "laplace", "scale": "1"},
