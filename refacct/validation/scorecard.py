@@ -71,13 +71,15 @@ CAUSES: Tuple[Tuple[object, str, str, str, str], ...] = (
      "An optimistic PLD (`pessimistic_estimate=False`) is no longer a lower bound once "
      "composed: `compose` / `self_compose` put the truncated tail mass (1e-15) at loss +inf, "
      "so delta(eps) >= 1e-15 where the truth is smaller, or 0."),
-    ("dp_accounting.rdp", "below the truth", "gauss-none-substitution|gauss-det-substitution|wor-",
-     "REPLACE_ONE Gaussian at half the shift",
+    ("dp_accounting.rdp", "below the truth",
+     "gauss-none-substitution|gauss-det-substitution|wor-|laplace-none-substitution",
+     "REPLACE_ONE at half the shift",
      "Under REPLACE_ONE the RDP accountant takes `GaussianDpEvent(z)` (alone or inside "
      "`SampledWithoutReplacementDpEvent`) as a mean shift of 1 in units of z (RDP "
-     "alpha / (2 z^2)), while PLDAccountant, for the same event and relation, shifts it by 2 "
-     "(a replaced record moves the sum from -1 to +1): the RDP answer is the curve of half "
-     "the shift, below the truth."),
+     "alpha / (2 z^2)), and `LaplaceDpEvent(b)` as a shift of 1 in units of b, while "
+     "PLDAccountant, for the same events and relation, shifts them by 2 (a replaced record "
+     "moves the sum from -1 to +1): the RDP answer is the curve of half the shift, below the "
+     "truth (Laplace of scale 1/2: eps(1e-100) = 2.2 for 4)."),
     (("prv_accountant", "opacus.prv"), "Floating point errors", "", "refuses small delta",
      "The PRV accountant (prv_accountant's, and Opacus's copy of it) raises `ValueError: "
      "Floating point errors will dominate` for delta below its float64 resolution instead of "
