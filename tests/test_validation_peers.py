@@ -339,11 +339,12 @@ def test_riskcal_on_the_tradeoff_cases():
 @pytest.mark.slow
 def test_riskcal_calibrations_meet_their_targets():
     """find_noise_multiplier_for_advantage returns a sigma at least the smallest one whose
-    advantage meets the target (sound), within 1 % of it (about 100 s: its bisection
-    composes a PLD per try)."""
+    advantage meets the target (sound), within 1 % of it.  The calibrations to sigma >= 3
+    only (about 12 s; below, riskcal's bisection composes wide PLDs: 40 s each)."""
     pytest.importorskip("riskcal")
-    cases = [c for c in load_cases(suite="conformance")
-             if any(q.kind == "sigma" for q in c.queries)]
-    rows = [r for r in validate(resolve("riskcal.dpsgd"), cases) if r.query.kind == "sigma"]
-    assert len(rows) == 6 and {r.verdict.verdict for r in rows} == {"sound"}
+    cases = [replace(c, queries=tuple(q for q in c.queries if q.kind == "sigma"
+                                      and q.reference.low >= 3))
+             for c in load_cases(suite="conformance")]
+    rows = validate(resolve("riskcal.dpsgd"), [c for c in cases if c.queries])
+    assert len(rows) == 4 and {r.verdict.verdict for r in rows} == {"sound"}
 
