@@ -102,6 +102,22 @@ def test_unsampled_gaussian_references_match_the_closed_form(case):
                 assert _within(_balle_wang(mu, _mp(q.at)), q.reference), str(q)
 
 
+@pytest.mark.parametrize("case", [c for c in CASES if c.steps == 1
+                                  and any(q.kind == "sigma" for q in c.queries)],
+                         ids=lambda c: c.name)
+def test_one_step_calibration_references_match_the_closed_form(case):
+    """The advantage of one unsampled Gaussian step is erf(1 / (2 sqrt 2 s)), and one
+    Poisson step at rate q multiplies it by q (the total variation of the mixture), so the
+    smallest sigma for advantage a is 1 / (2 sqrt 2 erfinv(a / q)) (q = 1 unsampled).  The
+    two-step case has no closed form and is left to refacct.calibrate's own tests."""
+    q = case.param("q") if case.scheme == "poisson" else Fraction(1)
+    with mpmath.workdps(50):
+        for query in case.queries:
+            if query.kind == "sigma":
+                truth = 1 / (2 * mpmath.sqrt(2) * mpmath.erfinv(_mp(query.at / q)))
+                assert _within(truth, query.reference), str(query)
+
+
 @pytest.mark.parametrize("case", [c for c in CASES if c.family == "rr" and c.steps <= 100],
                          ids=lambda c: c.name)
 def test_randomized_response_references_match_the_binomial_sum(case):
