@@ -25,7 +25,7 @@ same query where it has the same pair: GaussianDpEvent(1) and LaplaceDpEvent(1/2
 with a count (their add-or-remove PLDs are the symmetric pairs above), and
 RandomizedResponseDpEvent(noise_parameter = 49/50, num_buckets = 2) under REPLACE_ONE,
 composed as ComposedDpEvent([event] * k): dp_accounting 0.6.0 ignores the count of
-compose(event, count) and SelfComposedDpEvent for this event (README, findings).  "ratio"
+compose(event, count) and SelfComposedDpEvent for this event (docs/findings.md).  "ratio"
 is refacct's time over the peer's.  The subsampled rows have no peer column: the peer's
 add-or-remove PLD is the maximum over both directions, refacct's row one direction.
 

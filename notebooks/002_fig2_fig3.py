@@ -16,8 +16,8 @@
 #
 # **Fig. 2 style.**  002 plots δ_D and bounds on δ_P for σ = 0.3, T = 10 (from
 # dp_accounting).  refacct computes δ_P exactly-to-verified-digits only for T ≤ 2 at this
-# cost (T = 3 of a Poisson-subsampled Gaussian takes far too long, see the README's known
-# limitation), so this is T = 2 with q = 1/2: δ_D (002 Prop. 3.1; independent of T),
+# cost (T = 3 of a Poisson-subsampled Gaussian takes far too long, see the known
+# limitations in docs/method.md), so this is T = 2 with q = 1/2: δ_D (002 Prop. 3.1; independent of T),
 # δ_P = max(add, remove) and H(P_S‖Q_S), the shuffle pair of 002 eqs. (1)-(2), which lies
 # below δ_D (Thm 4.1).  δ_P < δ_D for small ε and δ_P > δ_D for large ε (Thm 4.2) with one
 # switch (Conj. 4.4; located in proofs/002_thm42_conj44.py at ε = 7.1516142).

@@ -8,6 +8,7 @@ its methods, with one result family.
     >>> r.lower, r.upper, r.proven, r.method                # doctest: +SKIP
 
 ``x`` is
+
 * a pair: ``Pair``, ``Composition`` or ``PublicMixture`` (``refacct.pairs``), composed
   ``steps`` times;
 * a catalogue entry (``refacct.mechanisms``: ``Dominated``), its curve the maximum over its
@@ -16,6 +17,7 @@ its methods, with one result family.
 * a shuffled entry (``Shuffled``: 002's lower bounds).
 
 ``method``:
+
 * ``"auto"``: the rule of ``refacct.routing`` (exact PLD / closed forms / quadrature within
   their step limits, a proven bracket beyond);
 * ``"exact"``: the exact PLD (discrete pairs only: exact rationals or exact forms); for a

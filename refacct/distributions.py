@@ -2,7 +2,7 @@
 
 ``Discrete``  finite support, rational masses summing exactly to 1;
 ``Gaussian``  N(mean, sigma^2);
-``Laplace``   Lap(loc, scale), density exp(-|y - loc| / scale) / (2 scale);
+``Laplace``   Lap(loc, scale), density exp(-abs(y - loc) / scale) / (2 scale);
 ``Mixture``   a finite mixture of Gaussians and Laplaces with rational weights.
 
 Densities, CDFs and interval masses are evaluated in mpmath at the caller's working
@@ -73,7 +73,7 @@ class Gaussian(Continuous):
 
 @dataclass(frozen=True)
 class Laplace(Continuous):
-    """Lap(loc, scale): density exp(-|y - loc| / scale) / (2 scale)."""
+    """Lap(loc, scale): density exp(-abs(y - loc) / scale) / (2 scale)."""
 
     loc: Fraction
     scale: Fraction

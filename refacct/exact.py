@@ -74,7 +74,7 @@ def mpf_parts(x: mpmath.mpf) -> Tuple[int, int]:
 
 
 def eps_parameter(value: object, name: str = "eps") -> Fraction:
-    """An eps given by the user: an exact rational with |eps| <= MAX_ABS_EPS = 10^6
+    """An eps given by the user: an exact rational with abs(eps) <= MAX_ABS_EPS = 10^6
     (alpha = e^eps up to e^(10^6); beyond it delta is 0 or 1 - alpha to every digit anyone
     prints, and the engines' tail arithmetic would not end in reasonable time)."""
     e = rational(value, name)

@@ -339,7 +339,7 @@ def _table1_row(i: int, printed: str) -> "Reproduction":
 _TABLE1_NOTE = ("A proven bracket (lattice brackets, width <= 0.01, maximum over add and "
                 "remove). The printed value lies above the proven upper end, by more than "
                 "its rounding: a valid upper bound but not the tight ε (001 Sec. 6 credits "
-                "Opacus's PLD accountant; README, Proven brackets).")
+                "Opacus's PLD accountant; docs/brackets.md).")
 
 
 # 004: q_trunc and the extremes of truncation, exact rationals

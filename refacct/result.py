@@ -4,7 +4,7 @@ method that produced it.
 ``DeltaResult``    H_alpha(P || Q) (delta(eps) when alpha = e^eps);
 ``EpsilonResult``  the smallest eps >= 0 with delta(eps) <= delta.
 
-``abs_error`` is a bound on |value - truth| obtained from a second, independent evaluation
+``abs_error`` is a bound on abs(value - truth) obtained from a second, independent evaluation
 (or 0 for exact rationals); ``verified_digits`` is the number of significant digits that
 bound guarantees.  ``lower`` and ``upper`` are the ends of the enclosure: value -+ abs_error,
 or, for a ``proven`` result (ball arithmetic, ``refacct.brackets``, ``refacct.certified``),
@@ -34,7 +34,7 @@ __all__ = ["DeltaResult", "EpsilonResult", "TradeoffResult", "CalibrationResult"
 
 
 def verified_digits(value, abs_error) -> Optional[int]:
-    """Significant digits guaranteed by ``abs_error``: floor(-log10(abs_error / |value|)).
+    """Significant digits guaranteed by ``abs_error``: floor(-log10(abs_error / abs(value))).
 
     ``None`` means unlimited (an exact value); 0 when the bound exceeds the value."""
     if abs_error == 0:
@@ -120,7 +120,7 @@ def directed_text(x, sig: int, up: bool, trim: bool = False) -> str:
 def printed(value, abs_error, digits: int) -> Tuple[str, str]:
     """(value, bound) as refacct prints them: ``value`` (an mpf, or the exact rational) to
     ``digits`` significant digits, and a bound on the distance from that *printed decimal*
-    to the truth, abs_error + |printed - value| (the rounding of the printed digits counts),
+    to the truth, abs_error + abs(printed - value) (the rounding of the printed digits counts),
     rounded up to 3 digits.  The printed value +- the printed bound contains the truth."""
     text = format_mpf(value, digits)
     if not isinstance(value, Fraction) and mpmath.isinf(value):

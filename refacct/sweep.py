@@ -236,7 +236,7 @@ def sweep(fn: Callable[..., Any], points: Iterable[Point], *,
           executor: Optional[Executor] = None, workers: Optional[int] = None,
           cache: Union[str, Path, None] = None, progress: Optional[bool] = None,
           progress_after: float = 5.0) -> List[Any]:
-    """[fn(**p) for p in points], computed in parallel, in input order (module docstring).
+    """``[fn(**p) for p in points]``, computed in parallel, in input order (module docstring).
 
     ``executor``: any ``concurrent.futures.Executor`` (left running); otherwise a local
     process pool of ``workers`` processes (default ``os.cpu_count()``), or this process

@@ -22,11 +22,13 @@ curve, Def. F.1), what f-DP accountants such as riskcal report for a mechanism.
 
 **The bracket.**  f is concave on [0, inf) (H_gamma is convex in gamma), f(0) = 0.  Evaluated
 on a grid of eps (dyadic rationals) with enclosures of d1, d2, it gives
+
 * a lower bound: the largest lower end of f at a grid point;
 * an upper bound on each cell [t_i, t_{i+1}] (t = e^eps): concavity puts f below the chords
   of the neighbouring cells extended into it, and below their crossing; on the outermost
   cells below f(t) <= t (1 - alpha) (t <= 1) and, beyond the last point, below hi_n when
   the last chord descends.
+
 Cells whose upper bound is below the lower bound are dropped, the others bisected, until
 the bracket's width is at most ``width`` times its upper end.  All arithmetic is Arb ball
 arithmetic on exact inputs, so both ends are mathematical bounds when the profile's are.

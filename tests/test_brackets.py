@@ -322,7 +322,7 @@ TABLE1_WOR = ["17.48", "15.26", "12.98", "10.62"]
 @pytest.mark.slow
 def test_table1_poisson_column_is_below_the_paper():
     """Our proven upper ends lie *below* every printed Poisson value, by more than the
-    printed rounding (0.005): the paper's column is not tight (a finding, see README).
+    printed rounding (0.005): the paper's column is not tight (a finding, docs/brackets.md).
     dp_accounting's PLD (value_discretization_interval 1e-4) lands inside our brackets."""
     mech = poisson_subsampled(gaussian("4/5"), "1e-3", steps=1)
     results = epsilon_bracket(mech, TABLE1_DELTAS, 10_000)
@@ -339,7 +339,7 @@ def test_table1_wor_column_via_the_doubled_sensitivity_pair():
     """The WOR column (001 Thm 10.2: the substitution pair, sensitivity 2, gamma = 1/1000 as
     a batch of 1 out of 1000): width <= 0.01; delta = 1e-5, 1e-4 (one composition at
     h = 2^-14, 5 to 9 minutes on 2 cores: beyond CI's budget, run by
-    ``python -m pytest -m heavy``; the full column is in the README, from
+    ``python -m pytest -m heavy``; the full column is in docs/brackets.md, from
     benchmarks/bench_brackets.py --wor).
     Their printed 12.98 and 10.62 are our brackets rounded to two decimals."""
     mech = wor_subsampled(gaussian("4/5"), 1000, 1, steps=1)

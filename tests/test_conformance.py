@@ -295,7 +295,7 @@ def test_reproducers_print_what_the_adapters_answer(peer):
 
 def test_the_scorecard_names_a_finding_with_its_reproducer(tmp_path):
     """dp_accounting's PLDAccountant composes a randomized-response event given with a count
-    once (README findings): 10 steps of RR 3/5 answer the one-step curve, unsound against
+    once (docs/findings.md): 10 steps of RR 3/5 answer the one-step curve, unsound against
     the exact binomial sum (test above)."""
     pytest.importorskip("dp_accounting")
     from refacct.validation.harness import validate

@@ -1,5 +1,5 @@
 """A small fixed-seed slice of the fuzz campaign (refacct.fuzz; the full campaign is
-``python -m refacct.fuzz``, 10^4 inputs, figures in the README).  Its invariants are
+``python -m refacct.fuzz``, 10^4 inputs, figures in docs/development.md).  Its invariants are
 checked against closed forms, enumeration and identities inside refacct.fuzz; here every
 failure column must be zero, and the campaign must be able to see a failure."""
 from __future__ import annotations

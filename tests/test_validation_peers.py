@@ -283,7 +283,7 @@ def test_peers_on_the_large_T_cases(peer, answered):
 
 
 def test_dp_accounting_ignores_the_count_of_randomized_response():
-    """Finding (README): dp_accounting 0.6.0's PLDAccountant composes a
+    """Finding (docs/findings.md): dp_accounting 0.6.0's PLDAccountant composes a
     RandomizedResponseDpEvent once, whatever the count of ``compose(event, count)`` or
     ``SelfComposedDpEvent`` (its RR branch lacks the ``self_compose(count)`` of the other
     events).  Randomized response 51/100 (noise_parameter 49/50, two buckets) composed 10

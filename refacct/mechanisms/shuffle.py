@@ -110,7 +110,7 @@ class ShuffleResult(DeltaResult):
     H(P_S || Q_S) itself at T >= 2: exact for the pair the paper defines (realised by the
     datasets of 002 Sec. 3), a lower bound on delta_S(eps) over all query methods, equal to
     it under 002 Conjecture 3.2 (not proven, so not labelled tight); ``"tight"`` at T = 1.  For eq. (7), ``C`` is the rational at which
-    E(C) was evaluated, ``C_error`` bounds |C - C*| for the exact maximiser C*, and ``max_gap``
+    E(C) was evaluated, ``C_error`` bounds abs(C - C*) for the exact maximiser C*, and ``max_gap``
     bounds max_C E(C) - E(``C``) (0 when not a maximisation)."""
 
     sigma: Fraction = Fraction(1)
@@ -245,7 +245,7 @@ def _max_gap(s, T: int, eps, a, b):
 
 
 def _maximiser(s: Fraction, T: int, eps: Fraction, tol_digits: int):
-    """(C, C_error, max_gap): the rational C at which E is evaluated, a bound on |C - C*|,
+    """(C, C_error, max_gap): the rational C at which E is evaluated, a bound on abs(C - C*),
     and a bound on E(C*) - E(C).  T = 1: C* = C_D = 3/2 + sigma^2 eps exactly."""
     cd = Fraction(3, 2) + s**2 * eps
     if T == 1:
@@ -302,7 +302,7 @@ def shuffle_lower_bound(sigma: object, steps: object, eps: object, *,
     unimodal in C with its maximiser C* > 3/2 + sigma^2 eps the root of a strictly increasing
     function (module docstring); C* is bracketed and refined, and ``value`` is E(``C``) at
     the returned rational C, verified to ``digits``.  The lower-bound property does not
-    depend on C being the exact argmax (every C gives one); ``C_error`` bounds |C - C*| and
+    depend on C being the exact argmax (every C gives one); ``C_error`` bounds abs(C - C*) and
     ``max_gap`` bounds max_C E - value (kept below 10^-(digits+2) value).  Cost is
     independent of T.
 

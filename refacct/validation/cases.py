@@ -28,7 +28,7 @@ sigma, the case's own sigma aside, whose advantage delta(0) is at most a,
 ``reference``: the value as a decimal string, ``abs_error`` (a bound on |stored decimal -
 truth|: refacct's own bound plus the rounding of the stored digits, rounded up),
 ``verified_digits``, ``exact`` (the rational when there is one), ``method``, ``attained_by``
-and ``bound`` (tight / upper / lower: what the reference is, README "Mechanism catalogue").
+and ``bound`` (tight / upper / lower: what the reference is, docs/catalogue.md).
 
 Cases with many steps (beyond the standard engines: ``refacct.routing``) store a *proven
 bracket* (``refacct.brackets``): the reference then also carries ``lower`` and ``upper``

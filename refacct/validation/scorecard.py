@@ -157,7 +157,7 @@ def render(rows: Sequence[Row], peers: Sequence[str], *, suites: str, seconds: f
     out = ["# Scorecard: the peers judged by refacct", "",
            f"Written by `refacct scorecard` ({suites}; {len(rows)} answers judged in "
            f"{seconds / 60:.1f} minutes on this machine); regenerate it, do not edit it.",
-           "Verdicts: README \"Validating an accountant\".  An answer flagged noise-level may "
+           "Verdicts: [Validating an accountant](validation.md).  An answer flagged noise-level may "
            "get another verdict on another CPU.", "",
            "## Peers", "", "| peer | version | accountants |", "|---|---|---|"]
     for peer in peers:

@@ -330,7 +330,7 @@ VOCABULARY = {
     "constructor: from_discrete_laplace_mechanism / from_discrete_gaussian_mechanism":
     "refacct's catalogue has no discrete Laplace or discrete Gaussian mechanism",
     "constructor: from_privacy_parameters / from_two_probability_mass_functions": "not a "
-    "mechanism of the catalogue (a pair of PMFs is refacct's own input: README pair specs)",
+    "mechanism of the catalogue (a pair of PMFs is refacct's own input: docs/pair-specs.md)",
 }
 _FORMS = {"default": "form: SelfComposedDpEvent", "count": "form: compose(event, count)",
           "repeated": "form: compose once per step", "list": "form: ComposedDpEvent of every step",
