@@ -146,6 +146,23 @@ def test_prv_accountant_on_the_shared_cases():
                if r.case.name.startswith("tiny") and r.verdict.verdict != "n/a")
 
 
+def test_prv_accountant_refuses_tiny_delta_at_a_wide_domain_for_a_known_cause():
+    """Scorecard finding: at sigma = 1/2, q = 1/10 prv_accountant answers eps(1e-5) soundly
+    but raises RuntimeError("Discrete mean differs ...") for eps(1e-30) instead of the
+    ValueError of other parameters; the scorecard files it under the same cause."""
+    pytest.importorskip("prv_accountant")
+    from refacct.validation.scorecard import cause_of
+    case = [c for c in load_cases(suite="conformance")
+            if c.name == "gauss-poisson-add-remove-s1_2-q1_10-T1"]
+    rows = [r for r in validate(resolve("prv_accountant.upper"), case)
+            if r.query.kind == "epsilon"]
+    verdicts = {r.query.text: r.verdict.verdict for r in rows}
+    assert verdicts == {"1e-5": "sound", "1e-30": "failed"}
+    failed = next(r for r in rows if r.query.text == "1e-30")
+    assert "RuntimeError" in failed.verdict.reason
+    assert cause_of(failed)[0] == "refuses small delta"
+
+
 def test_fourier_accountant_on_the_shared_cases():
     pytest.importorskip("fourier_accountant")
     older = fourier_distribution() == "pld-accountant"

@@ -57,6 +57,11 @@ CAUSES: Tuple[Tuple[object, str, str, str, str], ...] = (
      "The peer's float64 noise (its FFT composition, or the rounding of a closed form) is "
      "of the size of the gap to the truth (`noise-level`): this verdict may differ from one "
      "CPU to another."),
+    ("prv_accountant.upper", "non-monotone", "", "non-monotone at its error floor",
+     "Its upper delta is the FFT estimate plus `delta_error` (1e-12).  Where the truth is far "
+     "below 1e-12 (1e-15 down to 0) every answer sits at that floor, and the estimate's "
+     "float64 noise (about 1e-20) orders them: 9.99999991e-13 at eps = 1/2, 9.99999998e-13 at "
+     "eps = 1 for Laplace of scale 5, whose truth is 0 at both."),
     ("", "non-monotone", "", "non-monotone answers",
      "Answers that grow with eps (or delta): float64 noise of the FFT or of a root search."),
     ("dp_accounting.pld", "below the truth", "rr-|form-.*-rr-", "randomized response counted once",
@@ -80,10 +85,13 @@ CAUSES: Tuple[Tuple[object, str, str, str, str], ...] = (
      "PLDAccountant, for the same events and relation, shifts them by 2 (a replaced record "
      "moves the sum from -1 to +1): the RDP answer is the curve of half the shift, below the "
      "truth (Laplace of scale 1/2: eps(1e-100) = 2.2 for 4)."),
-    (("prv_accountant", "opacus.prv"), "Floating point errors", "", "refuses small delta",
+    (("prv_accountant", "opacus.prv"), "Floating point errors|Discrete mean differs", "",
+     "refuses small delta",
      "The PRV accountant (prv_accountant's, and Opacus's copy of it) raises `ValueError: "
      "Floating point errors will dominate` for delta below its float64 resolution instead of "
-     "answering a bound."),
+     "answering a bound; at sigma = 1/2, q = 1/10, where the domain needed for delta = 1e-30 "
+     "is wide, its own discretisation check raises `RuntimeError: Discrete mean differs from "
+     "continuous mean significantly` instead."),
     ("prv_accountant.lower", "negative", "", "negative delta",
      "The lower end of its delta(eps) interval is the estimate minus the error bound, "
      "negative when the estimate is near 0."),
