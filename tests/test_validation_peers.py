@@ -365,3 +365,73 @@ def test_riskcal_calibrations_meet_their_targets():
     rows = validate(resolve("riskcal.dpsgd"), [c for c in cases if c.queries])
     assert len(rows) == 4 and {r.verdict.verdict for r in rows} == {"sound"}
 
+
+
+# tensorflow-privacy 0.9.0 (installed --no-deps, on dp-accounting 0.6): the RDP entry points
+# are sound or loose everywhere.  The PLD statement prints eps rounded to nearest at three
+# decimals: 10.997 for 002's deterministic sigma = 0.5 (truth 10.99715), 6.652 for sigma =
+# 0.7 (truth 6.65249), both below the truth (unsound); it composes dp_accounting's PLD, so
+# eps(1e-30), eps(1e-100) are inf (failed).  gdp_accountant's CLT is unsound on every Poisson
+# case, as opacus.gdp.
+def needs_tensorflow_privacy():
+    """Skip without TF Privacy (found, not imported: its package imports TensorFlow unless
+    the adapter's ``sys.skip_tf_privacy_import`` is set)."""
+    from refacct.validation.adapters import tensorflow_privacy
+    if not tensorflow_privacy.importable():
+        pytest.skip("tensorflow-privacy is not installed")
+
+
+TFP = {"tensorflow_privacy.statement-pld": {
+           "002-deterministic-sigma0.5": {"1e-6": "unsound"},
+           "002-deterministic-sigma0.7": {"1e-5": "unsound"},
+           "tiny-delta-poisson-gaussian-k1": TINY_EPS,
+           "tiny-delta-poisson-gaussian-k2-eps": TINY_EPS},
+       "tensorflow_privacy.gdp": {
+           name: dict.fromkeys(["1e-10", "1e-30", "1e-100"], "unsound")
+           for name in ("tiny-delta-poisson-gaussian-k1", "tiny-delta-poisson-gaussian-k2-eps")}}
+
+
+def test_tensorflow_privacy_on_the_shared_cases():
+    needs_tensorflow_privacy()
+    rows = validate(resolve("tensorflow_privacy"), shared_cases())
+    assert check(rows, TFP) == 30  # eps(delta) only: rdp 6, statement-rdp 8, -pld 8, gdp 8
+
+
+def test_tensorflow_privacy_statement_rounds_an_upper_bound_to_nearest():
+    """sigma = 5, q = 1e-3, one step: the truth eps(1e-5) = 3.0108e-4 (stored reference,
+    checked by the drift test) and the PLD statement prints 0.000; the RDP statement's
+    eps is above the truth."""
+    needs_tensorflow_privacy()
+    from refacct.validation.scorecard import cause_of
+    case = [c for c in load_cases(suite="conformance")
+            if c.name == "gauss-poisson-add-remove-s5-q1e-3-T1"]
+    rows = {(r.accountant, r.query.text): r
+            for r in validate(resolve("tensorflow_privacy"), case) if r.query.kind == "epsilon"}
+    pld = rows["tensorflow_privacy.statement-pld", "1e-5"]
+    assert pld.reported == "0.000" and pld.verdict.verdict == "unsound"
+    assert cause_of(pld)[0] == "eps rounded to nearest"
+    assert rows["tensorflow_privacy.statement-rdp", "1e-5"].verdict.verdict in OK
+
+
+def test_tensorflow_privacy_is_asked_the_case_it_names():
+    """No peer needed: the epochs handed to TF Privacy give back the case's step count by
+    both of its counting rules, and the statement's lines are read as printed."""
+    import math
+    from refacct.validation.adapters.tensorflow_privacy import _epochs, statement_epsilon
+    for n in (10, 100, 1000, 10000):
+        for steps in (1, 2, 3, 7, 10, 100, 1000, 10 ** 4, 10 ** 5):
+            assert math.ceil(_epochs(steps, n, by_rate=True) / (1 / n)) == steps
+            assert math.ceil(_epochs(steps, n, by_rate=False) * n / 1) == steps
+    text = ("Example-level DP ...:\n"
+            "    Epsilon with each example occurring once per epoch:         4.377\n"
+            "    Epsilon assuming Poisson sampling (*):                      0.718\n\n"
+            "User-level DP ...:\n"
+            "    Epsilon with each example occurring once per epoch:      inf (**)\n"
+            "    Epsilon assuming Poisson sampling (*):                      2.125\n")
+    example = text.split("User")[0]  # the statement without max_examples_per_user
+    assert statement_epsilon(example, "once", user=False) == "4.377"
+    assert statement_epsilon(example, "poisson", user=False) == "0.718"
+    assert statement_epsilon(text, "poisson", user=True) == "2.125"
+    assert statement_epsilon(text, "once", user=True) == "inf"
+    with pytest.raises(ValueError):
+        statement_epsilon(example, "poisson", user=True)

@@ -36,7 +36,8 @@ __all__ = ["DISTRIBUTIONS", "QUICK", "area", "findings", "render", "quick_cases"
 
 DISTRIBUTIONS = {"dp_accounting": "dp-accounting", "prv_accountant": "prv-accountant",
                  "fourier_accountant": "fourier-accountant", "autodp": "autodp",
-                 "opacus": "opacus", "riskcal": "riskcal"}
+                 "opacus": "opacus", "riskcal": "riskcal",
+                 "tensorflow_privacy": "tensorflow-privacy"}
 # the quick slice of the conformance suite: one case per area, few steps, plus one proven
 # bracket of many steps (the regime of the findings) and two trade-off cases (f-DP
 # accountants); measured at about a minute
@@ -68,8 +69,17 @@ CAUSES: Tuple[Tuple[object, str, str, str, str], ...] = (
      "PLDAccountant builds the PLD of a `RandomizedResponseDpEvent` once, whatever its count "
      "(`SelfComposedDpEvent` or `compose(event, count)`): k steps answer the one-step curve. "
      "One `compose` call per step is right."),
-    (("dp_accounting.pld", "riskcal.ctd"), "^inf$", "", "eps = inf at small delta",
-     "The composed PLD (dp_accounting's, which riskcal's CTDAccountant composes with) keeps "
+    ("tensorflow_privacy.statement", "below", "", "eps rounded to nearest",
+     "The privacy statement prints eps with three decimals rounded to nearest (`{eps:12.3f}`), "
+     "so the printed upper bound lies up to 5e-4 below the accountant's own, and below the "
+     "truth when the accountant is closer to it than that: 0.000 for a truth of 3.0e-4 "
+     "(sigma 5, q 1e-3), 0.369 for 0.36903669.  Where dp_accounting's PLD is itself below "
+     "the truth (sigma 1/2, q 1e-4, T 10^4: 5.0807 for a proven 5.08433 at delta 1e-10) the "
+     "statement inherits it."),
+    (("dp_accounting.pld", "riskcal.ctd", "tensorflow_privacy.statement-pld"), "^inf$", "",
+     "eps = inf at small delta",
+     "The composed PLD (dp_accounting's, which riskcal's CTDAccountant and TF Privacy's "
+     "PLD statement compose with) keeps "
      "the tail mass it truncates (`tail_mass_truncation`, 1e-15) at loss +inf, so every "
      "delta below that mass gets eps = inf where the truth is finite."),
     ("dp_accounting.pld-optimistic", "lower bound above", "", "optimistic PLD above the truth",
@@ -105,9 +115,14 @@ CAUSES: Tuple[Tuple[object, str, str, str, str], ...] = (
     ("autodp", "below", "", "root search stops below",
      "eps(delta) from a numerical root search on the Gaussian's analytic curve, stopped a few "
      "units of the 11th digit below the truth."),
-    ("opacus.gdp", "", "", "central limit approximation",
-     "The CLT approximation mu = q sqrt(T (e^{1/sigma^2} - 1)) of Bu et al., which Opacus "
-     "itself says can underestimate: not a bound."),
+    ("tensorflow_privacy.gdp", "different signs", "", "root bracket fails",
+     "`eps_from_mu` searches [0, 500] with brentq, which raises `ValueError: f(a) and f(b) "
+     "must have different signs` when the CLT's delta(0) is already below the target delta "
+     "(eps = 0 would do by its own curve) instead of answering."),
+    (("opacus.gdp", "tensorflow_privacy.gdp"), "", "", "central limit approximation",
+     "The CLT approximation mu = q sqrt(T (e^{1/sigma^2} - 1)) of Bu et al. (Opacus's "
+     "GaussianAccountant, TF Privacy's gdp_accountant), which Opacus itself says can "
+     "underestimate: not a bound."),
 )
 
 

@@ -31,7 +31,10 @@ Peers (``PEERS``): ``dp_accounting`` (``dp_accounting.pld``, ``dp_accounting.pld
 ``prv_accountant.lower``), extra ``peers``; Koskela's ``fourier_accountant`` (PyPI
 ``fourier-accountant`` or ``pld-accountant``), ``autodp`` and ``opacus`` (``opacus.rdp``,
 ``opacus.prv``, ``opacus.gdp``; needs PyTorch) and ``riskcal`` (f-DP trade-off curves:
-``riskcal.dpsgd``, ``riskcal.ctd``, ``riskcal.gdp``, ``riskcal.pld``), extra ``more-peers``.  Each runs when its
+``riskcal.dpsgd``, ``riskcal.ctd``, ``riskcal.gdp``, ``riskcal.pld``), extra ``more-peers``;
+TensorFlow Privacy's accounting entry points (``tensorflow_privacy.rdp``,
+``.statement-rdp``, ``.statement-pld``, ``.gdp``), installed without its dependencies
+(README, optional step).  Each runs when its
 package is importable; ``resolve("dp_accounting")`` gives all of a peer's accountants.
 Core refacct never imports a peer: each module imports its peer inside its functions.
 """
@@ -51,7 +54,7 @@ __all__ = ["Accountant", "Answer", "PEERS", "resolve", "resolve_all", "user_acco
 Answer = Callable[[Query], object]
 PEERS = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant",
          "fourier_accountant": "fourier_accountant", "autodp": "autodp", "opacus": "opacus",
-         "riskcal": "riskcal"}
+         "riskcal": "riskcal", "tensorflow_privacy": "tensorflow_privacy"}
 
 
 @dataclass(frozen=True)
