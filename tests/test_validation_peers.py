@@ -435,3 +435,37 @@ def test_tensorflow_privacy_is_asked_the_case_it_names():
     assert statement_epsilon(text, "once", user=True) == "inf"
     with pytest.raises(ValueError):
         statement_epsilon(example, "poisson", user=True)
+
+
+# jax-privacy 2.0.0 (on dp-accounting 0.6): its training accountants compose dp_accounting's
+# PLD or RDP accountant, so the PLD ones inherit eps(1e-30), eps(1e-100) = inf (failed); the
+# rest is sound or loose on the shared cases.  (In the conformance suite it passes the
+# unsampled Gaussian as PoissonSampledDpEvent(1.0, GaussianDpEvent(z)); at z = 100 and 10^4
+# steps dp_accounting's PLD answers that event 2.4e-4 below the truth of eps(1e-10), within
+# its FFT noise floor in delta: flagged noise-level, not a finding.)
+JAX = {"jax_privacy.dpsgd-pld": {"tiny-delta-poisson-gaussian-k1": TINY_EPS,
+                                 "tiny-delta-poisson-gaussian-k2-eps": TINY_EPS}}
+
+
+def test_jax_privacy_on_the_shared_cases():
+    pytest.importorskip("jax_privacy")
+    rows = validate(resolve("jax_privacy"), shared_cases())
+    assert check(rows, JAX) == 19  # dpsgd-pld 9, dpsgd-rdp 8, single-release 2
+
+
+def test_jax_privacy_is_asked_the_case_it_names():
+    """No peer needed: a heterogeneous case becomes a noise schedule and a batch-size
+    scale schedule over one dataset size, a truncated-Poisson case its truncation, and a
+    group its examples per user."""
+    from refacct.validation.adapters.jax_privacy import params_of
+    by_name = {c.name: c for c in load_cases(suite="conformance")}
+    hetero = params_of("dpsgd-pld", by_name["hetero-poisson-s1q1e-2x50-s2q1_10x30"])
+    assert hetero == {"num_updates": 80, "params": {
+        "num_samples": 100, "batch_size": 1, "noise_multipliers": [(0, 1.0), (50, 2.0)],
+        "batch_size_scale_schedule": {50: 10}}}
+    trunc = params_of("dpsgd-pld", by_name["truncpoisson-add-remove-p1_20-T1"])["params"]
+    assert trunc["batch_size"] / trunc["num_samples"] == 1 / 20 and "truncated_batch_size" in trunc
+    assert params_of("dpsgd-rdp", by_name["truncpoisson-add-remove-p1_20-T1"]) is None
+    group = params_of("user-level", by_name["group3-poisson-add-remove-s1-q1e-2-T2"])
+    assert group["params"]["examples_per_user"] == 3 and group["num_updates"] == 2
+    assert params_of("dpsgd-pld", by_name["group3-poisson-add-remove-s1-q1e-2-T2"]) is None

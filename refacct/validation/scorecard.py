@@ -37,7 +37,7 @@ __all__ = ["DISTRIBUTIONS", "QUICK", "area", "findings", "render", "quick_cases"
 DISTRIBUTIONS = {"dp_accounting": "dp-accounting", "prv_accountant": "prv-accountant",
                  "fourier_accountant": "fourier-accountant", "autodp": "autodp",
                  "opacus": "opacus", "riskcal": "riskcal",
-                 "tensorflow_privacy": "tensorflow-privacy"}
+                 "tensorflow_privacy": "tensorflow-privacy", "jax_privacy": "jax-privacy"}
 # the quick slice of the conformance suite: one case per area, few steps, plus one proven
 # bracket of many steps (the regime of the findings) and two trade-off cases (f-DP
 # accountants); measured at about a minute
@@ -76,7 +76,8 @@ CAUSES: Tuple[Tuple[object, str, str, str, str], ...] = (
      "(sigma 5, q 1e-3), 0.369 for 0.36903669.  Where dp_accounting's PLD is itself below "
      "the truth (sigma 1/2, q 1e-4, T 10^4: 5.0807 for a proven 5.08433 at delta 1e-10) the "
      "statement inherits it."),
-    (("dp_accounting.pld", "riskcal.ctd", "tensorflow_privacy.statement-pld"), "^inf$", "",
+    (("dp_accounting.pld", "riskcal.ctd", "tensorflow_privacy.statement-pld", "jax_privacy"),
+     "^inf$", "",
      "eps = inf at small delta",
      "The composed PLD (dp_accounting's, which riskcal's CTDAccountant and TF Privacy's "
      "PLD statement compose with) keeps "

@@ -34,7 +34,8 @@ Peers (``PEERS``): ``dp_accounting`` (``dp_accounting.pld``, ``dp_accounting.pld
 ``riskcal.dpsgd``, ``riskcal.ctd``, ``riskcal.gdp``, ``riskcal.pld``), extra ``more-peers``;
 TensorFlow Privacy's accounting entry points (``tensorflow_privacy.rdp``,
 ``.statement-rdp``, ``.statement-pld``, ``.gdp``), installed without its dependencies
-(README, optional step).  Each runs when its
+(README, optional step); jax-privacy's training accountants (``jax_privacy.dpsgd-pld``,
+``.dpsgd-rdp``, ``.user-level``, ``.single-release``), extra ``more-peers``.  Each runs when its
 package is importable; ``resolve("dp_accounting")`` gives all of a peer's accountants.
 Core refacct never imports a peer: each module imports its peer inside its functions.
 """
@@ -54,7 +55,8 @@ __all__ = ["Accountant", "Answer", "PEERS", "resolve", "resolve_all", "user_acco
 Answer = Callable[[Query], object]
 PEERS = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant",
          "fourier_accountant": "fourier_accountant", "autodp": "autodp", "opacus": "opacus",
-         "riskcal": "riskcal", "tensorflow_privacy": "tensorflow_privacy"}
+         "riskcal": "riskcal", "tensorflow_privacy": "tensorflow_privacy",
+         "jax_privacy": "jax_privacy"}
 
 
 @dataclass(frozen=True)
