@@ -37,7 +37,6 @@ import json
 import math
 import random
 import re
-import signal
 import sys
 import tempfile
 import time
@@ -48,6 +47,8 @@ from pathlib import Path
 from typing import Callable, Dict, List
 
 from mpmath import mp
+
+from .alarm import alarm_after
 
 __all__ = ["FAMILIES", "OUTCOMES", "FAILURES", "campaign", "render", "main"]
 
@@ -73,19 +74,6 @@ class _Hang(BaseException):
 
 class _Violation(Exception):
     pass
-
-
-@contextlib.contextmanager
-def _time_limit(seconds: float):
-    def alarm(signum, frame):
-        raise _Hang()
-    old = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 # --- the command line -------------------------------------------------------------------
@@ -336,7 +324,7 @@ _SHARE = {"spec": 4, "catalogue": 3, "invariants": 1, "closed": 1, "repeat": 1}
 def _outcome(run: Callable[[], str], timeout: float):
     from .errors import InputError
     try:
-        with _time_limit(timeout):
+        with alarm_after(timeout, _Hang):
             result = run()
         return result if isinstance(result, tuple) else (result, "")
     except _Hang:

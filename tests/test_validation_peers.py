@@ -469,3 +469,20 @@ def test_jax_privacy_is_asked_the_case_it_names():
     group = params_of("user-level", by_name["group3-poisson-add-remove-s1-q1e-2-T2"])
     assert group["params"]["examples_per_user"] == 3 and group["num_updates"] == 2
     assert params_of("dpsgd-pld", by_name["group3-poisson-add-remove-s1-q1e-2-T2"]) is None
+
+
+def test_fourier_accountant_newton_iteration_without_a_cap_is_stopped():
+    """fourier-accountant's eps(delta) Newton iteration cycles forever on sigma = (1, 1/2),
+    q = 1e-3, ncomp = (1000, 100) at delta = 1e-30; the adapter's time limit (knob, here
+    5 s) turns it into a failed answer with its cause, and eps(1e-5) still answers."""
+    pytest.importorskip("fourier_accountant")
+    from refacct.validation.scorecard import cause_of
+    case = [c for c in load_cases(suite="conformance")
+            if c.name == "hetero-poisson-s1q1e-3x1000-s1_2q1e-3x100"]
+    rows = {r.query.text: r for r in validate(
+        resolve("fourier_accountant", {"fourier_accountant.time_limit": "5"}), case)
+        if r.query.kind == "epsilon"}
+    stuck = rows["1e-30"]
+    assert stuck.verdict.verdict == "failed" and "no answer within 5 s" in stuck.verdict.reason
+    assert cause_of(stuck)[0] == "Newton iteration without a cap"
+    assert rows["1e-5"].reported is not None

@@ -113,6 +113,10 @@ CAUSES: Tuple[Tuple[object, str, str, str, str], ...] = (
      "Its FFT on nx = 10^6 points over [-L, L] = [-20, 20] bounds neither the discretisation "
      "nor the truncation beyond L: delta a little below the truth, and eps(delta) at small "
      "delta stopped where the grid or its Newton tolerance (1e-10) ends."),
+    ("fourier_accountant", "no answer within", "", "Newton iteration without a cap",
+     "Its eps(delta) is a Newton iteration that stops only within 1e-10 of the target or "
+     "outside [-L, L], with no iteration cap: on sigma = (1, 1/2), q = 1e-3, ncomp = "
+     "(1000, 100) at delta = 1e-30 it cycles forever (the adapter stops it after 60 s)."),
     ("autodp", "below", "", "root search stops below",
      "eps(delta) from a numerical root search on the Gaussian's analytic curve, stopped a few "
      "units of the 11th digit below the truth."),

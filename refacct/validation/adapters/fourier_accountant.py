@@ -8,8 +8,11 @@ is its q = 1.  Composition forms: the default passes scalars (``sigma``, ``q``, 
 "count" one-element arrays, a heterogeneous case one array entry per part (``sigma``,
 ``q``, ``ncomp`` arrays).  Its numbers are the
 package's "tight" guarantees, judged here as upper bounds (``fourier_accountant``).
-Knobs: ``nx`` (grid points, default 1e6) and ``L`` (grid half-width in loss units,
-default 20).  Parameters reach the peer as floats.
+Knobs: ``nx`` (grid points, default 1e6), ``L`` (grid half-width in loss units,
+default 20) and ``time_limit`` (seconds per answer, default 60: its eps(delta) Newton
+iteration has no iteration cap and can cycle forever, e.g. sigma = (1, 1/2), q = 1e-3,
+ncomp = (1000, 100) at delta = 1e-30; such an answer fails with ``PeerTimeout``).
+Parameters reach the peer as floats.
 
 Two PyPI packages provide this one module, ``fourier_accountant`` (install one of them: they
 overwrite each other's files): ``fourier-accountant`` (exercised: 0.12.11) and its
@@ -22,12 +25,19 @@ from __future__ import annotations
 import importlib.util
 from typing import List, Optional
 
+from ...alarm import alarm_after
 from ..cases import Case, Query
 from . import Accountant, fft_noise_floor, float_knobs
 
-__all__ = ["importable", "accountants", "features", "reproducer", "KNOBS", "VOCABULARY"]
+__all__ = ["importable", "accountants", "features", "reproducer", "KNOBS", "VOCABULARY",
+           "PeerTimeout"]
 
-KNOBS = {"nx": 1e6, "L": 20.0}
+
+class PeerTimeout(RuntimeError):
+    """A peer gave no answer within its adapter's time limit."""
+
+
+KNOBS = {"nx": 1e6, "L": 20.0, "time_limit": 60.0}
 _RELATIONS = {"add-remove": "R", "substitution": "S"}
 
 
@@ -59,13 +69,15 @@ def _prepare(case: Case, knobs):
         common = dict(sigma=np.array([p[0] for p in plan]), q=np.array([p[1] for p in plan]),
                       ncomp=np.array([p[2] for p in plan], dtype=np.int64))
     common.update(nx=int(knobs["nx"]), L=knobs["L"])
+    limit = knobs["time_limit"]
 
     def answer(query: Query):
-        if query.kind == "delta":
-            return delta_of(target_eps=float(query.at), **common)
-        if query.kind == "epsilon":
+        if query.kind not in ("delta", "epsilon"):
+            return None
+        with alarm_after(limit, lambda: PeerTimeout(f"no answer within {limit:g} s")):
+            if query.kind == "delta":
+                return delta_of(target_eps=float(query.at), **common)
             return eps_of(target_delta=float(query.at), **common)
-        return None
     return answer
 
 
