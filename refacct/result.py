@@ -261,12 +261,15 @@ class TradeoffResult(_Bounded):
 
 @dataclass(frozen=True, repr=False)
 class CalibrationResult(_Bounded):
-    """The smallest noise scale s with delta_s(eps) <= ``delta_target``
-    (``refacct.calibrate``), with its enclosure; ``bound`` as for ``TradeoffResult``
-    (``"upper"``: only the upper end bounds the truth, the profile being an upper bound)."""
+    """The smallest noise scale s meeting a target (``refacct.calibrate``): delta_s(eps) <=
+    ``delta_target``, or with ``alpha`` and ``beta_target`` set, an error rate beta_s(alpha)
+    >= ``beta_target``; with its enclosure; ``bound`` as for ``TradeoffResult`` (``"upper"``:
+    only the upper end bounds the truth, the profile being an upper bound)."""
 
     eps: Fraction = Fraction(0)
     delta_target: Fraction = Fraction(0)
+    alpha: Optional[Fraction] = None
+    beta_target: Optional[Fraction] = None
     enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
     proven: bool = False
     bound: str = "tight"
