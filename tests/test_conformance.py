@@ -118,6 +118,21 @@ def test_one_step_calibration_references_match_the_closed_form(case):
                 assert _within(truth, query.reference), str(query)
 
 
+def test_error_rate_calibration_references_match_the_closed_form():
+    """One unsampled Gaussian step has the curve G_mu(alpha) = Phi(Phi^-1(1 - alpha) - mu),
+    mu = 1 / s (Dong, Roth, Su 2019, arXiv:1905.02383), so the smallest sigma with
+    beta(alpha) >= b is 1 / (Phi^-1(1 - alpha) - Phi^-1(b))."""
+    from refacct.validation.cases import ERROR_ALPHA
+    asked = [(c, q) for c in CASES for q in c.queries if q.kind == "errors"]
+    assert asked and all(c.family == "gaussian" and c.scheme == "none" and c.steps == 1
+                         for c, _ in asked)
+    with mpmath.workdps(50):
+        inv = lambda p: -mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * _mp(p))
+        for _, query in asked:
+            truth = 1 / (inv(1 - ERROR_ALPHA) - inv(query.at))
+            assert _within(truth, query.reference), str(query)
+
+
 @pytest.mark.parametrize("case", [c for c in CASES if c.family == "rr" and c.steps <= 100],
                          ids=lambda c: c.name)
 def test_randomized_response_references_match_the_binomial_sum(case):

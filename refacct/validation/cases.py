@@ -24,7 +24,9 @@ entry's terms of H_{e^eps}, 001 Sec. 5), ``{"kind": "epsilon", "at": delta}`` (e
 (the entry's trade-off curve at alpha, ``refacct.tradeoff``: the smallest type II error at
 type I error alpha) or ``{"kind": "sigma", "at": a}`` (a calibration: the smallest Gaussian
 sigma, the case's own sigma aside, whose advantage delta(0) is at most a,
-``refacct.calibrate``).  Every query carries refacct's
+``refacct.calibrate``) or ``{"kind": "errors", "at": b}`` (a calibration to error rates:
+the smallest sigma whose trade-off curve keeps beta(``ERROR_ALPHA``) >= b,
+``refacct.calibrate.noise_scale_for_errors``).  Every query carries refacct's
 ``reference``: the value as a decimal string, ``abs_error`` (a bound on |stored decimal -
 truth|: refacct's own bound plus the rounding of the stored digits, rounded up),
 ``verified_digits``, ``exact`` (the rational when there is one), ``method``, ``attained_by``
@@ -61,11 +63,12 @@ from ..mechanisms import Dominated, Provenance, base_mechanism, build
 from ..result import directed_text, printed
 from ..errors import InputError
 
-__all__ = ["KINDS", "FORMS", "SUITES", "Reference", "Query", "Segment", "Case", "CASES_FILE",
+__all__ = ["KINDS", "ERROR_ALPHA", "FORMS", "SUITES", "Reference", "Query", "Segment", "Case", "CASES_FILE",
            "load_cases", "select",
            "read_catalogue", "list_cases", "case_from_json", "catalogue_path", "show_reference"]
 
-KINDS = ("delta", "epsilon", "alpha", "beta", "sigma")
+KINDS = ("delta", "epsilon", "alpha", "beta", "sigma", "errors")
+ERROR_ALPHA = Fraction(1, 10)  # the type I error of the error-rate calibrations ("errors")
 FORMS = ("default", "count", "repeated", "list", "heterogeneous")
 SUITES = {"reference": "cases.json", "conformance": "conformance.json"}
 CASES_FILE = SUITES["reference"]
@@ -113,8 +116,9 @@ class Reference:
 @dataclass(frozen=True)
 class Query:
     """delta at eps (``kind="delta"``), eps at delta (``"epsilon"``), H at alpha
-    (``"alpha"``), the trade-off curve at alpha (``"beta"``) or the smallest sigma whose
-    advantage is at most ``at`` (``"sigma"``); ``at`` is exact."""
+    (``"alpha"``), the trade-off curve at alpha (``"beta"``), the smallest sigma whose
+    advantage is at most ``at`` (``"sigma"``) or whose beta(``ERROR_ALPHA``) is at least
+    ``at`` (``"errors"``); ``at`` is exact."""
 
     kind: str
     at: Fraction
@@ -123,7 +127,8 @@ class Query:
 
     def __str__(self) -> str:
         name = {"delta": "delta(eps={})", "epsilon": "eps(delta={})", "alpha": "H_alpha(alpha={})",
-                "beta": "beta(alpha={})", "sigma": "sigma(advantage<={})"}
+                "beta": "beta(alpha={})", "sigma": "sigma(advantage<={})",
+                "errors": f"sigma(beta(alpha={ERROR_ALPHA})>={{}})"}
         return name[self.kind].format(self.text)
 
 

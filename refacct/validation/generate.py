@@ -21,7 +21,8 @@ rotating through the eps and delta grids.  Few steps get 20 verified digits (exa
 quadrature); many steps get proven brackets (marked slow: 10 s to minutes each).  The
 ``tradeoff-`` cases ask the attack advantage delta(0) and the trade-off curve beta(alpha)
 at alpha = 1e-3, 1e-2, 1/10, 1/2 (``TRADEOFF_QUERIES``), for the f-DP accountants; three
-Gaussian ones also ask calibrations: the smallest sigma whose advantage is at most a target.
+Gaussian ones also ask calibrations: the smallest sigma whose advantage is at most a target,
+and for one of them whose beta(1/10) is at least a target (error rates).
 """
 from __future__ import annotations
 
@@ -60,15 +61,18 @@ def _times(c: str, n: int) -> str:
 
 def _case(name: str, mechanism: Dict, sampling: Dict, relation: str, steps: int, *,
           note: str, group: int = 1, form: str = "default", segments: Sequence[Dict] = (),
-          calibrate: Sequence[str] = ()) -> Dict:
+          calibrate: Sequence[str] = (), errors: Sequence[str] = ()) -> Dict:
     """A case definition; a proven bracket (``refacct.routing``) gets 6 digits and is
     marked slow, the standard engines get 20 digits.  ``calibrate``: advantages whose
-    smallest sigma the case asks (trade-off cases)."""
+    smallest sigma the case asks; ``errors``: type II errors at ``ERROR_ALPHA`` whose
+    smallest sigma it asks (trade-off cases)."""
     obj = {"name": name.replace("/", "_"), "source": SOURCE, "note": note, "mechanism": mechanism,
            "sampling": sampling, "relation": relation, "steps": steps, "group": group,
            "digits": 20, "slow": False, "queries": []}
     if calibrate:
         obj["calibrate"] = list(calibrate)
+    if errors:
+        obj["errors"] = list(errors)
     if form != "default":
         obj["form"] = form
     if segments:
@@ -203,9 +207,11 @@ def _tradeoffs() -> Iterator[Dict]:
     """Trade-off curves (f-DP, ``refacct.tradeoff``) and the attack advantage delta(0), what
     f-DP accountants (riskcal) report: their queries are ``TRADEOFF_QUERIES``."""
     for sigma, steps in (("1", 1), ("2", 1), ("10", 100)):
+        first = steps == 1 and sigma == "1"
         yield _case(f"tradeoff-gauss-none-s{sigma}-T{steps}", _gaussian(sigma), _NONE,
                     "add-remove", steps, note="trade-off curve: Gaussian, G_mu",
-                    calibrate=("1/10", "1/100") if steps == 1 and sigma == "1" else ())
+                    calibrate=("1/10", "1/100") if first else (),
+                    errors=("1/4", "1/2") if first else ())
     for sigma, q, steps, targets in (("1", "1/10", 1, ("1/20", "1/100")),
                                      ("1", "1e-2", 2, ("1/100", "1/1000")),
                                      ("1", "1e-2", 100, ()), ("2", "1e-2", 1000, ())):
@@ -261,10 +267,12 @@ def generate() -> List[Dict]:
 
 
 def _tradeoff_queries(obj: Dict) -> Dict:
-    """``TRADEOFF_QUERIES`` and a calibration per advantage of ``calibrate``."""
+    """``TRADEOFF_QUERIES``, a calibration per advantage of ``calibrate`` and one per
+    type II error of ``errors`` (at ``ERROR_ALPHA``)."""
     obj = dict(obj)
-    targets = obj.pop("calibrate", ())
-    return dict(obj, queries=TRADEOFF_QUERIES + [{"kind": "sigma", "at": a} for a in targets])
+    targets, errors = obj.pop("calibrate", ()), obj.pop("errors", ())
+    return dict(obj, queries=TRADEOFF_QUERIES + [{"kind": "sigma", "at": a} for a in targets]
+                + [{"kind": "errors", "at": b} for b in errors])
 
 
 def _mechanism(case: Dict) -> Dict:

@@ -105,11 +105,12 @@ def _raised(acc: Accountant, case: Case, query: Query, exc: Exception, seconds: 
 def _monotone(rows: List[Row]) -> List[Row]:
     """Rows whose answer breaks monotonicity within its query kind become ``failed``
     (delta(eps), eps(delta), H_alpha, beta(alpha) and the calibrated sigma(advantage) are
-    all non-increasing)."""
+    all non-increasing; the sigma calibrated to error rates is non-decreasing in its beta)."""
     out = list(rows)
-    for kind in ("delta", "epsilon", "alpha", "beta", "sigma"):
+    for kind in ("delta", "epsilon", "alpha", "beta", "sigma", "errors"):
         idx = [i for i, r in enumerate(rows) if r.query.kind == kind]
-        points = [(rows[i].query.at, _value(rows[i])) for i in idx]
+        sign = -1 if kind == "errors" else 1
+        points = [(sign * rows[i].query.at, _value(rows[i])) for i in idx]
         for i, reason in zip(idx, flag_non_monotone(points)):
             if reason:
                 out[i] = replace(rows[i], verdict=Verdict("failed", rows[i].verdict.ratio, reason))

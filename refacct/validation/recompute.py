@@ -18,7 +18,8 @@ Each case is computed through the front door (``refacct.api``) by the route of
 ``refacct.routing``: the standard engines, or for many steps a proven bracket (``refacct.brackets``, at the case's ``bracket_width``; one
 composition serves all of a case's queries of one kind).  Trade-off queries (``beta``)
 are brackets of ``refacct.tradeoff`` at relative width ``TRADEOFF_WIDTH`` = 1e-5,
-calibrations (``sigma``) brackets of ``refacct.calibrate`` at ``CALIBRATION_WIDTH`` = 1e-6.
+calibrations (``sigma``, ``errors``) brackets of ``refacct.calibrate`` at
+``CALIBRATION_WIDTH`` = 1e-6.
 
 A stored value is the decimal string of refacct's value at the case's ``digits``; its
 ``abs_error`` is refacct's bound plus the rounding |decimal - value|, rounded up to three
@@ -41,7 +42,7 @@ from .. import api, calibrate, tradeoff
 from ..exact import rational
 from ..exact_text import fraction_text
 from ..result import directed_text, format_mpf, round_decimal
-from .cases import (SUITES, Case, Query, Reference, case_from_json, catalogue_path,
+from .cases import (ERROR_ALPHA, SUITES, Case, Query, Reference, case_from_json, catalogue_path,
                     read_catalogue, select, show_reference)
 
 __all__ = ["TRADEOFF_WIDTH", "CALIBRATION_WIDTH", "compute", "compute_all", "reference_json", "drift", "recompute", "main",
@@ -72,6 +73,10 @@ def compute_all(case: Case, queries: Optional[Sequence[Query]] = None) -> List:
         elif kind == "sigma":
             found = [calibrate.noise_scale(lambda s: case.with_sigma(s).composed(), 0, a,
                                            width=CALIBRATION_WIDTH) for a in at]
+        elif kind == "errors":
+            found = [calibrate.noise_scale_for_errors(
+                lambda s: case.with_sigma(s).composed(), ERROR_ALPHA, b,
+                width=CALIBRATION_WIDTH) for b in at]
         elif way.bracket:
             found = api.answer(way, kind, at, width=case.bracket_width)
         else:

@@ -117,6 +117,11 @@ CAUSES: Tuple[Tuple[object, str, str, str, str], ...] = (
      "Its eps(delta) is a Newton iteration that stops only within 1e-10 of the target or "
      "outside [-L, L], with no iteration cap: on sigma = (1, 1/2), q = 1e-3, ncomp = "
      "(1000, 100) at delta = 1e-30 it cycles forever (the adapter stops it after 60 s)."),
+    ("riskcal.dpsgd", "below", "tradeoff-", "err-rates calibration on the wrong side",
+     "`find_noise_multiplier_for_err_rates` bisects on beta(alpha) with `increasing=True` "
+     "and returns the bisection's lower end, the largest noise found whose beta is still at "
+     "most the target, within its tolerances (1e-3 in beta and in sigma): sigma 0.77994 "
+     "where beta(1/10) >= 1/2 needs 0.780304, so beta(1/10) = 0.4998 misses the target."),
     ("autodp", "below", "", "root search stops below",
      "eps(delta) from a numerical root search on the Gaussian's analytic curve, stopped a few "
      "units of the 11th digit below the truth."),

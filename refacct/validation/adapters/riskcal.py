@@ -23,8 +23,10 @@ Four accountants, each one entry point of riskcal 1.5:
 Cases: add-remove (zero-out for the unsampled Gaussian: the same pair), group 1.  The
 queries are ``beta`` (judged as a lower bound: an f-DP guarantee must not exceed the true
 curve, ``harness.claim_of``), ``delta`` at eps = 0 (the advantage), for the CTD accountant
-``epsilon``, and for ``riskcal.dpsgd`` ``sigma`` (the calibrated noise multiplier, an upper
-bound: a smaller one than the truth would miss the advantage target).  The PLD-based accountants compose by FFT and carry the float64
+``epsilon``, and for ``riskcal.dpsgd`` ``sigma`` and ``errors`` (the noise multiplier
+calibrated to an advantage, or to a type II error at ``ERROR_ALPHA`` by
+``find_noise_multiplier_for_err_rates``: upper bounds, since a smaller one than the truth
+would miss the target).  The PLD-based accountants compose by FFT and carry the float64
 noise floor of ``fft_noise_floor``; the GDP closed forms carry ``closed_form_noise_floor``.  Parameters reach the peer as floats.
 """
 from __future__ import annotations
@@ -35,7 +37,7 @@ import warnings
 from fractions import Fraction
 from typing import List, Optional, Tuple
 
-from ..cases import Case, Query
+from ..cases import ERROR_ALPHA, Case, Query
 from . import Accountant, fft_noise_floor
 
 __all__ = ["importable", "accountants", "features", "reproducer", "closed_form_noise_floor",
@@ -99,12 +101,14 @@ def _expressible(which: str, steps, form: str) -> bool:
 
 
 def _asked(which: str, query: Query) -> Optional[str]:
-    """The peer's entry for ``query``: "beta", "advantage", "epsilon", "calibration", or
-    None."""
+    """The peer's entry for ``query``: "beta", "advantage", "epsilon", "calibration",
+    "errors" (the calibration to error rates), or None."""
     if query.kind == "beta":
         return "beta"
     if query.kind == "sigma" and which == "dpsgd":
         return "calibration"
+    if query.kind == "errors" and which == "dpsgd":
+        return "errors"
     if query.kind == "delta" and query.at == 0:
         return "advantage"
     if query.kind == "epsilon" and which == "ctd":
@@ -135,6 +139,8 @@ def _dpsgd(steps, entry: str, at: float):
         return dpsgd.get_beta_for_dpsgd(sigma, q, T, at)
     if entry == "calibration":
         return dpsgd.find_noise_multiplier_for_advantage(at, q, T)
+    if entry == "errors":
+        return dpsgd.find_noise_multiplier_for_err_rates(float(ERROR_ALPHA), at, q, T)
     return dpsgd.get_advantage_for_dpsgd(sigma, q, T)
 
 
@@ -193,7 +199,9 @@ def _dpsgd_lines(steps, entry, at):
     (_, sigma, q, T), = steps
     call = {"beta": f"get_beta_for_dpsgd({sigma!r}, {q!r}, {T}, {at!r})",
             "advantage": f"get_advantage_for_dpsgd({sigma!r}, {q!r}, {T})",
-            "calibration": f"find_noise_multiplier_for_advantage({at!r}, {q!r}, {T})"}[entry]
+            "calibration": f"find_noise_multiplier_for_advantage({at!r}, {q!r}, {T})",
+            "errors": f"find_noise_multiplier_for_err_rates({float(ERROR_ALPHA)!r}, {at!r}, "
+                      f"{q!r}, {T})"}[entry]
     return ["from riskcal.calibration import dpsgd", "", f"print(dpsgd.{call})"]
 
 
@@ -249,9 +257,7 @@ VOCABULARY = {
     "function: analysis.get_bayes_risk_from_pld / get_bayes_risk_from_gdp": "the Bayes risk "
     "under a prior: a functional of the curve refacct does not report yet",
     "function: calibration.dpsgd.find_noise_multiplier_for_advantage": "",
-    "function: calibration.dpsgd.find_noise_multiplier_for_err_rates": "a calibration to a "
-    "point (alpha, beta) of the curve: the suite's calibration references are to an "
-    "advantage only",
+    "function: calibration.dpsgd.find_noise_multiplier_for_err_rates": "",
     "function: calibration.blackbox.*": "calibrates another accountant (an Opacus "
     "accountant), judged through that accountant",
 }
@@ -271,6 +277,8 @@ def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:
     found = sorted({mechanisms[(f, q == 1.0)] for f, _, q, _ in steps})
     if entry == "calibration":
         return ["function: calibration.dpsgd.find_noise_multiplier_for_advantage"] + found
+    if entry == "errors":
+        return ["function: calibration.dpsgd.find_noise_multiplier_for_err_rates"] + found
     if which == "ctd":
         form = ("form: CTDAccountant history of several steps" if len(steps) > 1
                 else "form: CTDAccountant.step per step")
