@@ -504,3 +504,11 @@ def test_riskcal_err_rates_calibration_lands_on_the_wrong_side():
     row, = validate(resolve("riskcal.dpsgd"), case)
     assert row.verdict.verdict == "unsound" and float(row.reported) < 0.7803
     assert cause_of(row)[0] == "err-rates calibration on the wrong side"
+
+
+@pytest.mark.parametrize("limit", ["0", "-5", "nan"])
+def test_fourier_accountant_time_limit_must_be_positive(limit):
+    pytest.importorskip("fourier_accountant")
+    from refacct.errors import InputError
+    with pytest.raises(InputError, match="fourier_accountant.time_limit must be > 0"):
+        resolve("fourier_accountant", {"fourier_accountant.time_limit": limit})

@@ -26,6 +26,7 @@ import importlib.util
 from typing import List, Optional
 
 from ...alarm import alarm_after
+from ...errors import InputError
 from ..cases import Case, Query
 from . import Accountant, fft_noise_floor, float_knobs
 
@@ -48,6 +49,9 @@ def importable() -> bool:
 def accountants(**knobs) -> List[Accountant]:
     """``fourier_accountant`` with ``knobs``."""
     k = float_knobs(knobs, KNOBS)
+    if not k["time_limit"] > 0:  # NaN too
+        raise InputError(f"fourier_accountant.time_limit must be > 0 seconds, got "
+                         f"{k['time_limit']}")
     return [Accountant("fourier_accountant", "upper", lambda case: _prepare(case, k), k,
                        fft_noise_floor)]
 
