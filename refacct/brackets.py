@@ -42,9 +42,10 @@ from .engines.lattice.aligned import AlignedLoss, aligned_loss
 from .engines.arb import all_cores, arb_ends, fork_is_safe
 from .engines.lattice.loss_cells import Cells, _fraction_mid, one_step_cells
 from . import guards, progress
-from .exact import eps_parameter, positive, rational, to_mpf
+from .exact import eps_parameter, mpf_parts, positive, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
-from .result import DeltaResult, EpsilonResult, midpoint_radius, time_limited
+from .result import (EXACT_EXPONENT_BITS, DeltaResult, EpsilonResult, midpoint_radius,
+                     time_limited)
 from .errors import InputError, InputTypeError
 
 __all__ = ["delta_bracket", "epsilon_bracket", "Bracketed", "factors_of"]
@@ -252,6 +253,9 @@ def _trim_mass(tolerance, total_steps: int) -> Fraction:
     """Mass each cut may trim off an end of the support: the ~2 log2 T cuts of one side then
     move delta by at most tolerance / 250."""
     share = Fraction(1, 1000 * (2 * total_steps.bit_length() + 2))
+    if tolerance and abs(mpf_parts(mp.mpf(tolerance))[1]) > EXACT_EXPONENT_BITS:
+        raise InputError(f"proven brackets resolve delta down to 2^-{EXACT_EXPONENT_BITS}; "
+                         f"this one needs {mpmath.nstr(tolerance, 3)}: use the default method")
     return Fraction(mpmath.nstr(tolerance, 20, strip_zeros=False).replace(" ", "")) * share
 
 

@@ -2,7 +2,7 @@
 
     python -m refacct.fuzz [--inputs 10000] [--seed 0] [--timeout 20]
 
-Generated inputs, in five families (``FAMILIES``), each run in-process with a time limit:
+Generated inputs, in six families (``FAMILIES``), each run in-process with a time limit:
 
 ``spec``        hostile pair specs through ``refacct delta --pair``: JSON floats, NaN / inf
                 strings, 1e400, 1e-400, deep nesting, huge lists, unicode keys, weights
@@ -19,6 +19,12 @@ Generated inputs, in five families (``FAMILIES``), each run in-process with a ti
                 m = sqrt(k (mu / sigma)^2 + (mu2 / sigma2)^2), randomized response composed
                 k <= 6 times
                 against brute-force enumeration of its 2^k outcomes (exact rationals);
+``extreme``     shift pairs at extreme scales: Gaussian (k = 1, 2 or up to 10^6 steps) and
+                Laplace with mean and scale from 1e-300 to 1e300 each, eps 0, 10^-320 ..
+                10^-1 or moderate, against the closed forms at a precision covering their
+                conditioning; randomized response 1/2 + 10^-c (c <= 40) composed k <= 6
+                times by enumeration; an exact claim (bound 0) where the truth is not that
+                value is a violation;
 ``repeat``      the same CLI input twice must print identical output.
 
 Counted outcomes (the table): ``ok``; ``traceback`` (an exception escaping the CLI, or an
@@ -313,10 +319,95 @@ def _closed_case(rng: random.Random, tmp: Path) -> Callable[[], str]:
     return run_rr
 
 
+def _tail(x):
+    """P(N(0, 1) > x) at the working precision for any real x: erfc up to 10^6, beyond it
+    e^{-x^2/2} / (x sqrt(2 pi)) (1 - 1/x^2 + 3/x^4), relative error below 15 / x^6 (mpmath's
+    erfc takes its argument through a float and fails beyond 1e154)."""
+    if x < 10 ** 6:
+        return mp.erfc(x / mp.sqrt(2)) / 2
+    return mp.exp(-x * x / 2) / (x * mp.sqrt(2 * mp.pi)) * (1 - 1 / x ** 2 + 3 / x ** 4)
+
+
+def _shift_truth(eps: Fraction, mu2: Fraction):
+    """Balle and Wang's delta(eps) of N(mu, 1) vs N(0, 1), mu^2 = ``mu2``, at a precision
+    covering its conditioning: a tail at x ~ eps / mu standard deviations costs 2 log10(x)
+    digits, and its two terms (ratio about 1 - mu / x) cancel to log10(x / mu) more."""
+    with mp.workdps(30):
+        mu = mp.sqrt(mp.mpf(mu2.numerator) / mu2.denominator)
+        x = abs(mp.mpf(eps.numerator) / eps.denominator) / mu + 1
+        digits = 60 + 2 * int(mp.log10(x)) + int(mp.log10(1 + x / mu))
+    with mp.workdps(digits):
+        e = mp.mpf(eps.numerator) / eps.denominator
+        m = mp.sqrt(mp.mpf(mu2.numerator) / mu2.denominator)
+        return +(_tail(e / m - m / 2) - mp.exp(e) * _tail(e / m + m / 2))
+
+
+def _laplace_truth(eps: Fraction, a: Fraction):
+    """delta(eps) of Lap(0, 1) vs Lap(a, 1): 1 - e^{(eps - a)/2} below eps = a, exactly 0
+    from there on."""
+    if eps >= a:
+        return mp.zero
+    gap = a - eps
+    with mp.workdps(60 + int(mp.log10(1 + mp.mpf(gap.denominator) / gap.numerator))):
+        return +(-mp.expm1(mp.mpf(gap.numerator) / gap.denominator / -2))
+
+
+def _extreme_case(rng: random.Random, tmp: Path) -> Callable[[], str]:
+    """Shift pairs whose p and q are nearly proportional or far apart: Gaussian (k = 1, 2 or
+    T up to 10^6 steps, one closed form) and Laplace shifts with mean and scale 10^-300 ..
+    10^300, eps next to 0, and randomized response 1/2 + 10^-c, against closed forms and
+    enumeration; a value outside its bound, or an exact claim that is not, is a violation."""
+    mean, scale = (Fraction(10) ** rng.randint(-300, 300) * rng.randint(1, 9) for _ in "ms")
+    eps = rng.choice([Fraction(0), Fraction(1, 10 ** rng.randint(1, 320)),
+                      Fraction(rng.randint(1, 8), 4)])
+    family = rng.choice(["gaussian", "laplace", "rr"])
+    if family == "rr":
+        p, k = Fraction(1, 2) + Fraction(1, 10 ** rng.randint(1, 40)), rng.randint(1, 6)
+
+        def run_rr():
+            from . import Discrete, Pair, delta
+            pair = Pair(Discrete({0: p, 1: 1 - p}), Discrete({0: 1 - p, 1: p}))
+            r = delta(pair ** k if k > 1 else pair, eps, digits=15)
+            with mp.workdps(200):
+                alpha = mp.exp(mp.mpf(eps.numerator) / eps.denominator)
+                truth = mp.fsum(max(mp.zero, _prod(p, x, False) - alpha * _prod(p, x, True))
+                                for x in product((0, 1), repeat=k))
+                _check(abs(r.value - truth) <= r.abs_error and (r.abs_error or r.value == truth),
+                       "randomized response 1/2 + tiny by enumeration")
+            return "ok"
+        run_rr.what = f"rr p = 1/2 + {p - Fraction(1, 2)}, k = {k}, eps = {eps}"
+        return run_rr
+    k = rng.choice([1, 2, 10 ** rng.randint(2, 6)]) if family == "gaussian" else 1
+
+    def run():
+        from . import Gaussian, Laplace, Pair, delta
+        make = Gaussian if family == "gaussian" else Laplace
+        pair = Pair(make(mean, scale), make(0, scale))
+        r = delta(pair ** k if k > 1 else pair, eps, digits=15)
+        truth = (_shift_truth(eps, k * (mean / scale) ** 2) if family == "gaussian"
+                 else _laplace_truth(eps, mean / scale))
+        with mp.workdps(60):
+            _check(abs(r.value - truth) <= r.abs_error, f"{family} shift closed form")
+        _check(r.abs_error != 0 or truth == 0, f"{family} shift: a false exact value")
+        return "ok"
+    run.what = f"{family} shift {mean} at scale {scale}, k = {k}, eps = {eps}"
+    return run
+
+
+def _prod(p: Fraction, outcome, swapped: bool):
+    """P(outcome) of k randomized-response steps that keep their bit with probability p
+    (with 1 - p when ``swapped``: the neighbour's distribution), as an mpf."""
+    keep = mp.mpf(p.numerator) / p.denominator
+    out = mp.one
+    for x in outcome:
+        out *= keep if (x == 0) != swapped else 1 - keep
+    return out
+
+
 FAMILIES: Dict[str, Callable] = {"spec": _spec_case, "catalogue": _catalogue_case,
                                  "invariants": _invariant_case, "closed": _closed_case,
-                                 "repeat": _repeat_case}
-_SHARE = {"spec": 4, "catalogue": 3, "invariants": 1, "closed": 1, "repeat": 1}
+                                 "extreme": _extreme_case, "repeat": _repeat_case}
+_SHARE = {"spec": 4, "catalogue": 3, "invariants": 1, "closed": 1, "extreme": 1, "repeat": 1}
 
 
 # --- the campaign ------------------------------------------------------------------------

@@ -153,10 +153,12 @@ def _stages(digits: int):
 
 def _bracketed(bracket, pm: PublicMixture, query: Fraction):
     """``bracket(pm, query)`` (a proven bracket), or None when the brackets do not take
-    ``pm`` or the query (the input itself was checked before)."""
+    ``pm`` or the query (the input itself was checked before), or cannot resolve its
+    lattice (an ArithmeticError: losses spread over less than the lattice's precision
+    resolves); the engines that follow answer then."""
     try:
         return bracket(pm, query)
-    except InputError:
+    except (InputError, ArithmeticError):
         return None
 
 
@@ -242,10 +244,10 @@ def _term_value(comp: Composition, alpha, alpha_exact: Optional[Fraction],
         A, B = pld.exact_form(alpha=alpha_exact) if alpha_exact is not None else pld.exact_form(eps=eps)
         return to_mpf(A) - alpha * to_mpf(B), mp.zero
     if len(pairs) == 1:
-        return onestep(pairs[0].P, pairs[0].Q)(alpha, alpha_exact), mp.zero
+        return onestep(pairs[0].P, pairs[0].Q)(alpha, alpha_exact, eps), mp.zero
     mu2 = shift_squared(comp.factors)
     if mu2 is not None:
-        return hockey_shift(mu2, alpha), mp.zero
+        return hockey_shift(mu2, alpha, alpha_exact, eps), mp.zero
     return composed.hockey_composed(pairs, alpha, alpha_exact, rule)
 
 

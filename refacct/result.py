@@ -22,7 +22,9 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Optional, Tuple
 
+import flint
 import mpmath
+from flint import arb, fmpz
 from mpmath import mp
 
 from .exact import mpf_parts
@@ -72,15 +74,61 @@ def format_bound(err, sig: int = 3) -> str:
         return "0"
     if mpmath.isinf(err):
         return "inf"
-    f = exact_rational(err)
-    exp = _decade(f)
-    scale = Fraction(10) ** (exp - sig + 1)
-    m = -((-f) // scale)  # ceil(f / scale), an int in [10^(sig-1), 10^sig]
+    m, exp = _directed(err, sig, up=True)
     if m == 10 ** sig:
-        m, exp = 10 ** (sig - 1), exp + 1
+        m, exp = m // 10, exp + 1
     digits = str(m)
-    mantissa = digits[0] + ("." + digits[1:] if sig > 1 else "")
-    return f"{mantissa}e{exp}"
+    return digits[0] + ("." + digits[1:] if sig > 1 else "") + f"e{exp + sig - 1}"
+
+
+# Binary exponents beyond which rounding goes through Arb balls instead of exact rationals:
+# 2^-(2^16) as a Fraction has a 20000-digit denominator, and a delta of 1e-(10^60) (a
+# Gaussian tail at 10^30 standard deviations) could never be written as one.
+EXACT_EXPONENT_BITS = 2 ** 16
+
+
+def _directed(x, sig: int, up: bool) -> Tuple[int, int]:
+    """(m, e) with m 10^e equal to x != 0 rounded to ``sig`` significant digits towards
+    +inf (``up``) or -inf: 10^(sig-1) <= abs(m) <= 10^sig.  Exact rational arithmetic for
+    rationals and moderate mpf; for an mpf of binary exponent beyond
+    ``EXACT_EXPONENT_BITS``, Arb balls at a precision covering the exponent, raised until the
+    rounding is decided (the ends of the balls are rigorous)."""
+    if not isinstance(x, (Fraction, int, float)):
+        man, exp = mpf_parts(x)
+        if abs(exp) > EXACT_EXPONENT_BITS:
+            return _directed_ball(man, exp, sig, up)
+    x = exact_rational(x)
+    lead = _decade(abs(x))
+    unit = Fraction(10) ** (lead - sig + 1)
+    return (math.ceil(x / unit) if up else math.floor(x / unit)), lead - sig + 1
+
+
+def _directed_ball(man: int, exp: int, sig: int, up: bool) -> Tuple[int, int]:
+    """``_directed`` of man 2^exp in Arb: the decade from a ball of log10 abs(x), then
+    x / 10^(lead - sig + 1) as a ball whose floor (or ceiling) is one integer."""
+    x = arb((fmpz(man), fmpz(exp)))
+    prec = 2 * abs(exp).bit_length() + 4 * sig + 64
+    while True:
+        with flint.ctx.workprec(prec):
+            lead = _unique_floor(abs(x).log() / arb(10).log())
+            if lead is not None:
+                unit = lead - sig + 1
+                scaled = x / arb(10) ** unit
+                end = _unique_floor(scaled) if not up else _unique_ceil(scaled)
+                if end is not None and 10 ** (sig - 1) <= abs(end) <= 10 ** sig:
+                    return end, unit
+        prec *= 2
+
+
+def _unique_floor(ball) -> Optional[int]:
+    """floor of every point of the ball when that is one integer, else None."""
+    lo, hi = ball.lower().floor(), ball.upper().floor()
+    return int(lo.unique_fmpz()) if lo == hi else None
+
+
+def _unique_ceil(ball) -> Optional[int]:
+    lo, hi = ball.lower().ceil(), ball.upper().ceil()
+    return int(lo.unique_fmpz()) if lo == hi else None
 
 
 def _decade(f: Fraction) -> int:
@@ -99,10 +147,8 @@ def round_decimal(x: Fraction, sig: int = 3, up: bool = True) -> Decimal:
     ``Decimal``; exact rational arithmetic throughout (0 stays 0)."""
     if x == 0:
         return Decimal(0)
-    lead = _decade(abs(x))
-    unit = Fraction(10) ** (lead - sig + 1)
-    steps = math.ceil(x / unit) if up else math.floor(x / unit)
-    return Decimal(steps).scaleb(lead - sig + 1)
+    m, unit = _directed(x, sig, up)
+    return Decimal(m).scaleb(unit)
 
 
 def directed_text(x, sig: int, up: bool, trim: bool = False) -> str:
@@ -112,21 +158,44 @@ def directed_text(x, sig: int, up: bool, trim: bool = False) -> str:
     for infinities."""
     if mpmath.isinf(x):
         return "inf" if x > 0 else "-inf"
-    d = round_decimal(exact_rational(x), sig, up)
-    d = d.normalize() if trim else d
-    return format(d, "f") if d == 0 or -4 <= d.adjusted() < 8 else format(d, "e")
+    if x == 0:
+        return "0"
+    m, unit = _directed(x, sig, up)
+    lead = unit + len(str(abs(m))) - 1
+    if -4 <= lead < 8:
+        d = Decimal(m).scaleb(unit)
+        return format(d.normalize() if trim else d, "f")
+    digits = str(abs(m)).rstrip("0") if trim else str(abs(m))
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return ("-" if m < 0 else "") + f"{mantissa}e{lead:+d}"
 
 
 def printed(value, abs_error, digits: int) -> Tuple[str, str]:
     """(value, bound) as refacct prints them: ``value`` (an mpf, or the exact rational) to
     ``digits`` significant digits, and a bound on the distance from that *printed decimal*
     to the truth, abs_error + abs(printed - value) (the rounding of the printed digits counts),
-    rounded up to 3 digits.  The printed value +- the printed bound contains the truth."""
+    rounded up to 3 digits.  The printed value +- the printed bound contains the truth.
+    Values beyond ``EXACT_EXPONENT_BITS`` take the distance from Arb balls (its upper end)."""
     text = format_mpf(value, digits)
     if not isinstance(value, Fraction) and mpmath.isinf(value):
         return text, format_bound(abs_error)
-    rounding = abs(Fraction(text) - exact_rational(value))
-    return text, format_bound(exact_rational(abs_error) + rounding)
+    if isinstance(value, Fraction) or abs(mpf_parts(value)[1]) <= EXACT_EXPONENT_BITS:
+        rounding = abs(Fraction(text) - exact_rational(value))
+        return text, format_bound(exact_rational(abs_error) + rounding)
+    with flint.ctx.workprec(4 * digits + 64):
+        man, exp = mpf_parts(value)
+        distance = abs(arb(text) - arb((fmpz(man), fmpz(exp))))
+        if abs_error:
+            man, exp = mpf_parts(mp.mpf(abs_error))
+            distance += arb((fmpz(man), fmpz(exp)))
+        top_man, top_exp = distance.upper().man_exp()
+    return text, format_bound(_mpf_of(int(top_man), int(top_exp)))
+
+
+def _mpf_of(man: int, exp: int) -> mpmath.mpf:
+    """man 2^exp as an exact mpf."""
+    with mp.workprec(max(53, man.bit_length())):
+        return mp.ldexp(mp.mpf(man), exp)
 
 
 def midpoint_radius(lower, upper) -> Tuple[mpmath.mpf, mpmath.mpf]:

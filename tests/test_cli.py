@@ -389,3 +389,28 @@ def test_pair_spec_beyond_the_brackets_exits_2(capsys, write, spec, fragment):
     what they take); more than 10^5 compositions are outside their range."""
     status, out, err = run(capsys, "delta", "--pair", write(spec), "--eps", "1")
     assert_one_line_error(status, out, err, fragment)
+
+
+@pytest.mark.parametrize("sigma", ["1e40", "1e300"])
+def test_a_shift_far_below_the_scale_is_not_an_exact_zero(capsys, sigma):
+    """``refacct delta gaussian --sigma s --eps 0``: N(0, s^2) vs N(1, s^2) has delta(0) =
+    2 Phi(1 / (2 s)) - 1 = erf(1 / (2 sqrt 2 s)) > 0 (about 1 / (s sqrt(2 pi))), never an
+    exact 0; and at eps = 1e-10 a delta of about 10^-(10^59) (a tail 1e29 scales out) prints
+    with its digits (the printed bound written from Arb balls)."""
+    [r] = run_json(capsys, "delta", "gaussian", "--sigma", sigma, "--eps", "0")
+    assert r["verified_digits"] == "20" and r["delta"] != "0.0"
+    with mp.workdps(700):
+        oracle = mp.erf(1 / (2 * mp.sqrt(2) * mpq(sigma)))
+        assert decimal_close(r["delta"], oracle, r["abs_error"], 20), (r, oracle)
+    [r] = run_json(capsys, "delta", "gaussian", "--sigma", "1e40", "--eps", "1e-10")
+    mantissa, _, exponent = r["delta"].partition("e")
+    # Balle-Wang with mu = 1/s: delta = T(x) - e^eps T(x + mu), x = eps/mu - mu/2 = 1e30
+    # (T the upper tail), and e^eps T(x + mu) = T(x) x / (x + mu) (1 + O(mu / x^3)), so
+    # delta = T(x) mu / x (1 + O(mu / x)); ln T(x) = -x^2/2 - ln(x sqrt(2 pi)) + O(1/x^2):
+    # the decimal exponent is known to the unit
+    with mp.workdps(120):
+        mu = 1 / mpq("1e40")
+        x = mpq("1e-10") / mu - mu / 2
+        log10_delta = (-x * x / 2 - mp.log(x * mp.sqrt(2 * mp.pi)) + mp.log(mu / x)) / mp.log(10)
+        assert int(exponent) == int(mp.floor(log10_delta)), (r, log10_delta)
+    assert r["verified_digits"] == "20"

@@ -245,3 +245,70 @@ def test_shuffle_and_certified_results_pass_the_range_guard(monkeypatch):
     monkeypatch.setattr(certified, "_refine", lambda evaluate, digits: (arb(-0.5, 1e-20), 64))
     with pytest.raises(ArithmeticError, match="guard failed: H_alpha"):
         certified.delta(Pair(Gaussian(1, 1), Gaussian(0, 1)), 1)
+
+
+# --- shifts far below the scale: p and q nearly proportional -------------------------------
+
+def far_tail(x):
+    """P(N(0, 1) > x) for any real x: erfc below 10^6, above it the asymptotic series
+    e^{-x^2/2} / (x sqrt(2 pi)) (1 - 1/x^2 + 3/x^4), whose relative error is below
+    15 / x^6 < 1e-35 (mpmath's erfc takes its argument through a float: no 1e290)."""
+    if x < 10 ** 6:
+        return mp.erfc(x / mp.sqrt(2)) / 2
+    return mp.exp(-x * x / 2) / (x * mp.sqrt(2 * mp.pi)) * (1 - 1 / x ** 2 + 3 / x ** 4)
+
+
+def shift_truth(eps: Fraction, mu2: Fraction):
+    """Balle and Wang's delta(eps) for N(mu, 1) vs N(0, 1) (``conftest.balle_wang``), at a
+    precision that covers its conditioning: the tails' arguments x ~ eps / mu cost
+    2 log10(x) digits (e^{-x^2/2}), and the two terms, whose ratio is about 1 - mu / x,
+    cancel to log10(x / mu) more."""
+    with mp.workdps(30):
+        mu = mp.sqrt(mpq(mu2))
+        x = abs(mpq(eps)) / mu + 1
+        digits = 60 + 2 * int(mp.log10(x)) + int(mp.log10(1 + x / mu))
+    with mp.workdps(digits):
+        e, m = mpq(eps), mp.sqrt(mpq(mu2))
+        return +(far_tail(e / m - m / 2) - mp.exp(e) * far_tail(e / m + m / 2))
+
+
+# shift m at scale s, i.e. mu = m / s from 1e-300 to 1
+FAR_BELOW = [("1", "1e40"), ("1", "1e300"), ("1e-300", "1"), ("1e-40", "1"),
+             ("1e-300", "1e-200"), ("1e300", "1e300")]
+
+
+@pytest.mark.parametrize("m, s", FAR_BELOW)
+@pytest.mark.parametrize("eps", ["0", "1e-10", "1"])
+@pytest.mark.parametrize("steps", [1, 2])
+def test_gaussian_shift_far_below_its_scale(m, s, eps, steps):
+    """N(0, s^2) vs N(m, s^2) composed ``steps`` times is the shift mu = sqrt(steps) m / s
+    (Balle-Wang): never an exact 0 (the truth is positive), the digits asked, the printed
+    interval around the truth, also where delta is e^{-10^60}."""
+    r = delta(Pair(Gaussian(0, s), Gaussian(m, s)), eps, steps=steps, digits=15)
+    assert r.value > 0 and r.verified_digits is not None and r.verified_digits >= 15, r
+    truth = shift_truth(F(eps), (F(m) / F(s)) ** 2 * steps)
+    covers(r, truth, truth, f"shift {m} at scale {s}, eps {eps}, {steps} steps")
+
+
+def laplace_shift_truth(eps, a):
+    """delta(eps) of Lap(0, 1) vs Lap(a, 1), a > 0: 1 - e^{(eps - a) / 2} for eps < a, and
+    exactly 0 from eps = a on (the privacy loss never exceeds a)."""
+    if eps >= a:
+        return mp.zero
+    with mp.workdps(60 + int(mp.log10(1 + 1 / mpq(a - eps)))):
+        return +(-mp.expm1(mpq(eps - a) / 2))
+
+
+@pytest.mark.parametrize("m, s", FAR_BELOW)
+@pytest.mark.parametrize("eps", ["0", "1e-320", "1/2"])
+def test_laplace_shift_far_below_its_scale(m, s, eps):
+    """Lap(0, s) vs Lap(m, s): delta(eps) = 1 - e^{(eps - m/s)/2} below eps = m / s,
+    exactly 0 above; an exact 0 only there."""
+    a, e = F(m) / F(s), F(eps)
+    r = delta(Pair(Laplace(0, s), Laplace(m, s)), eps, digits=15)
+    truth = laplace_shift_truth(e, a)
+    if truth == 0:
+        assert r.value == 0 and r.abs_error == 0, r
+        return
+    assert r.value > 0 and r.verified_digits is not None and r.verified_digits >= 15, r
+    covers(r, truth, truth, f"Laplace shift {m} at scale {s}, eps {eps}")

@@ -49,3 +49,19 @@ def test_the_campaign_counts_what_goes_wrong(monkeypatch):
 ])
 def test_rejections_must_name_a_parameter(message, named):
     assert fuzz._names_a_parameter(message) == named
+
+
+def test_the_extreme_family_sees_a_false_exact_zero(monkeypatch):
+    """An engine that rounds a tiny delta to an exact 0 (the two evaluations agreeing on 0,
+    as a shift far below its scale once did) is a violation in the extreme-scale family:
+    its closed forms are positive wherever eps is below the largest privacy loss."""
+    import random
+
+    import refacct.hockey as hockey
+    from mpmath import mp
+    monkeypatch.setattr(hockey, "_guard", lambda *args: None)
+    monkeypatch.setattr(hockey, "two_evaluations",
+                        lambda compute, digits: (mp.zero, mp.zero, None))
+    outcomes = [fuzz._outcome(fuzz.FAMILIES["extreme"](random.Random(seed), None), 30)
+                for seed in range(12)]
+    assert any(outcome == "violation" for outcome, _ in outcomes), outcomes

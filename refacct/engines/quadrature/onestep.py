@@ -35,6 +35,7 @@ from ...exact import to_mpf
 from ...errors import InputError
 from ...guards import cut_points
 from .crossings import bracketed_root, general_positive_intervals
+from .shift import exact_alpha
 
 __all__ = ["OneStep", "onestep", "supports", "by_family", "resolution_bits",
            "MAX_RESOLUTION_BITS"]
@@ -44,20 +45,32 @@ MAX_RESOLUTION_BITS = 2 ** 17
 
 def resolution_bits(P: Continuous, Q: Continuous) -> int:
     """Bits beyond the caller's precision that place every crossing to a fraction of the
-    narrowest component: ceil(log2(max(1, max_i |m_i| + s_i) / min_i s_i)) + 8, over the
-    components (location m_i, width s_i) of P and Q.  ValueError when it exceeds
-    ``MAX_RESOLUTION_BITS`` (locations more than 2^131072 narrowest widths apart)."""
+    narrowest component and tell the nearest two locations apart at the widest one:
+    ceil(log2(max(1, max_i |m_i| + s_i) / min_i s_i)) + ceil(log2(max_i s_i / min gap))
+    + 8, over the components (location m_i, width s_i) of P and Q, the gap over distinct
+    locations (a shift of 1e-300 scales makes p / q = e^{+-1e-300}, 1 to 997 bits).
+    ValueError when it exceeds ``MAX_RESOLUTION_BITS`` (locations more than 2^131072
+    narrowest widths apart, or that close)."""
     comps = [c for _, c in P.components + Q.components]
+    where = sorted({c.mean if isinstance(c, Gaussian) else c.loc for c in comps})
     span = max([Fraction(1)] + [abs(c.mean if isinstance(c, Gaussian) else c.loc) + c.width
                                 for c in comps])
-    ratio = span / min(c.width for c in comps)
-    bits = max(0, ratio.numerator.bit_length() - ratio.denominator.bit_length() + 1) + 8
+    bits = _log2_ceil(span / min(c.width for c in comps)) + 8
+    if len(where) > 1:
+        gap = min(b - a for a, b in zip(where, where[1:]))
+        bits += _log2_ceil(max(c.width for c in comps) / gap)
     if bits > MAX_RESOLUTION_BITS:
         raise InputError(
-            f"the pair's locations and scales are too far apart: max |location| + scale over "
-            f"the smallest sigma / scale must be below 2^{MAX_RESOLUTION_BITS - 8}, got about "
+            f"the pair's locations and scales are too far apart or too close: max |location| "
+            f"+ scale over the smallest sigma / scale, times the largest over the smallest gap "
+            f"between locations, must be below 2^{MAX_RESOLUTION_BITS - 8}, got about "
             f"2^{bits - 8} ({P!r} vs {Q!r})")
     return bits
+
+
+def _log2_ceil(ratio: Fraction) -> int:
+    """An integer >= max(0, log2(ratio)) and at most 2 above it."""
+    return max(0, ratio.numerator.bit_length() - ratio.denominator.bit_length() + 1)
 
 
 def _raised(method):
@@ -196,23 +209,82 @@ class OneStep:
 
     # --- value -----------------------------------------------------------------------
     @_raised
-    def __call__(self, alpha, alpha_exact: Optional[Fraction] = None):
-        """H_alpha(P || Q) at the working precision (alpha an mpf >= 0).  ArithmeticError
-        when crossings left unresolved at the resolution of the precision (see
-        ``engines.quadrature.crossings``) could change the value by more than 2^-prec relative."""
+    def __call__(self, alpha, alpha_exact: Optional[Fraction] = None,
+                 eps: Optional[Fraction] = None):
+        """H_alpha(P || Q) to the caller's precision, relative (alpha an mpf >= 0; ``eps``
+        the exact eps when alpha = e^eps).
+
+        The sum of P(I) - alpha Q(I) over the intervals cancels when p and q are nearly
+        proportional there (a shift far below the scale, eps next to 0): it loses
+        log2(sum (P(I) + alpha Q(I)) / value) bits, and the tail masses' condition more
+        (``_condition``).  When those exceed the precision
+        margin, the value is recomputed at the caller's precision plus what was lost
+        (alpha recomputed there too from ``alpha_exact`` or ``eps`` when known exactly, since
+        its rounding costs as many bits), until
+        they do not; a value that cancels to 0 or below is never returned (one below 0
+        by more than rounding is: the guards refuse it).  Exactly 0 only
+        when p <= alpha q everywhere (no interval: proven).  ArithmeticError past
+        ``MAX_RESOLUTION_BITS`` extra bits, or when crossings left unresolved (mixed
+        families, ``engines.quadrature.crossings``) could change the value by more than
+        2^-prec relative."""
         if alpha == 0:
             return mp.one
+        finer, step = self, 0
+        alpha = exact_alpha(alpha, alpha_exact, eps)
+        while True:
+            value, size = finer._total(alpha, alpha_exact)
+            if size == 0:
+                return mp.zero
+            if value > 0:
+                lost = int(mp.log(size / value, 2)) + 1
+                if lost <= finer.prec - self.caller_prec - 4:
+                    return value
+            elif -value > size * mp.mpf(2) ** (8 - finer.prec):
+                return value  # not rounding: a wrong region, which the guards refuse
+            else:
+                lost = 2 * (finer.prec - self.caller_prec)
+            step = max(lost + 16, 2 * step)
+            if step > MAX_RESOLUTION_BITS:
+                raise ArithmeticError(
+                    f"H_alpha cancels beyond {MAX_RESOLUTION_BITS} bits (p and alpha q agree "
+                    f"to that many bits where p > alpha q): {self.pair[0]!r} vs "
+                    f"{self.pair[1]!r}")
+            with mp.workprec(self.caller_prec + step):
+                finer = _cached(*self.pair, mp.prec)
+                alpha = exact_alpha(alpha, alpha_exact, eps)
+
+    @_raised
+    def _total(self, alpha, alpha_exact: Optional[Fraction]):
+        """(sum of P(I) - alpha Q(I), the scale of its rounding error) over the intervals
+        where p > alpha q, at this evaluator's precision.  The scale is the sum of
+        P(I) + alpha Q(I) times the condition of the tail masses (``_condition``)."""
         intervals, unresolved = self._intervals(alpha, alpha_exact)
-        total = mp.zero
+        total, size = mp.zero, mp.zero
         for a, b in intervals:
-            total += self.P.mass(a, b) - alpha * self.Q.mass(a, b)
+            p, q = self.P.mass(a, b), alpha * self.Q.mass(a, b)
+            total += p - q
+            size += p + q
+        size *= self._condition([y for ab in intervals for y in ab if mp.isfinite(y)])
         doubt = mp.fsum(self.P.mass(a, b) + alpha * self.Q.mass(a, b) for a, b in unresolved)
         if doubt > abs(total) * mp.mpf(2) ** -self.caller_prec:
             raise ArithmeticError(
                 f"crossings of p = alpha q unresolved at {self.prec} bits could change "
                 f"H_alpha by {mp.nstr(doubt, 3)} (value {mp.nstr(total, 3)}): "
                 f"{self.pair[0]!r} vs {self.pair[1]!r}")
-        return total
+        return total, size
+
+    def _condition(self, points):
+        """max over the points y and the components of 1 + z^2 (Gaussian, z = (y - m) /
+        (sigma sqrt 2)) or 1 + abs(z) (Laplace, z = (y - m) / b): a relative rounding of z
+        moves the tail mass e^{-z^2} (e^{-z}) by that much relative, and at a crossing far
+        in the tails (a shift far below the scale with eps > 0) it is what limits the
+        digits, more than the cancellation."""
+        worst = mp.one
+        for gaussian, _, m, w, _ in self.P.rows + self.Q.rows:
+            for y in points:
+                z = abs(y - m) / w
+                worst = max(worst, 1 + (z * z if gaussian else z))
+        return worst
 
     @_raised
     def atoms(self) -> List:

@@ -21,11 +21,11 @@ from typing import Iterable, Optional, Tuple
 
 from mpmath import mp
 
-from ...distributions import Gaussian
+from ...distributions import Gaussian, erfc
 from ...exact import to_mpf
 from ...pairs import Pair
 
-__all__ = ["shift_squared", "hockey_shift"]
+__all__ = ["shift_squared", "hockey_shift", "exact_alpha", "MAX_EXTRA_DIGITS"]
 
 
 def shift_squared(factors: Iterable[Tuple[Pair, int]]) -> Optional[Fraction]:
@@ -43,41 +43,56 @@ def shift_squared(factors: Iterable[Tuple[Pair, int]]) -> Optional[Fraction]:
     return total
 
 
-def hockey_shift(mu2: Fraction, alpha) -> "mp.mpf":
-    """H_alpha(N(mu, 1) || N(0, 1)) with mu^2 = ``mu2`` (exact), at the working precision
-    (module docstring).  Each Phi is taken as an upper tail erfc on the side where it is
-    small, so values far below 1e-300 keep their relative accuracy; where the two terms
-    cancel (large ln alpha), the digits lost are probed and the difference recomputed
-    with that many more."""
+def hockey_shift(mu2: Fraction, alpha, alpha_exact: Optional[Fraction] = None,
+                 eps: Optional[Fraction] = None) -> "mp.mpf":
+    """H_alpha(N(mu, 1) || N(0, 1)) with mu^2 = ``mu2`` (exact), to the working precision,
+    relative (module docstring; ``alpha_exact`` the exact rational alpha, ``eps`` the exact
+    eps when alpha = e^eps, either recomputed at every precision used).  Each Phi is taken
+    as an upper tail erfc on the side where it is small, so values far below 1e-300 keep
+    their relative accuracy.  The two terms cancel when mu is small or ln alpha large: the
+    difference is recomputed with the digits lost, log10(first term / value), added (and
+    alpha = e^eps with them), until the value keeps its digits; it is never 0, since
+    H_alpha > max(0, 1 - alpha) for mu > 0.  ArithmeticError beyond ``MAX_EXTRA_DIGITS``."""
     if alpha == 0:
         return mp.one
     if mu2 == 0:
         return max(mp.one - alpha, mp.zero)
-    lost = _lost_digits(mu2, alpha)
-    with mp.workdps(mp.dps + lost):
-        value = _difference(mu2, alpha)
-    return +value
+    extra = 20
+    while True:
+        with mp.workdps(mp.dps + extra):
+            a = exact_alpha(alpha, alpha_exact, eps)
+            first, value, z = _terms(mu2, a)
+            lost = int(mp.log10(first * (1 + z * z) / value)) + 2 if value > 0 else 2 * extra
+        if value > 0 and lost <= extra:
+            return +value
+        extra = max(2 * extra, lost + 10)
+        if extra > MAX_EXTRA_DIGITS:
+            raise ArithmeticError(f"the Gaussian shift's closed form cancels beyond "
+                                  f"{MAX_EXTRA_DIGITS} digits (mu^2 = {mu2})")
 
 
-def _difference(mu2: Fraction, alpha):
+MAX_EXTRA_DIGITS = 40000
+
+
+def exact_alpha(alpha, alpha_exact: Optional[Fraction], eps: Optional[Fraction]):
+    """alpha at the working precision: from ``alpha_exact`` or e^``eps`` when known exactly,
+    else the mpf ``alpha`` as given."""
+    if alpha_exact is not None:
+        return to_mpf(alpha_exact)
+    return mp.exp(to_mpf(eps)) if eps is not None else alpha
+
+
+def _terms(mu2: Fraction, alpha):
+    """(Phi(mu / 2 - ln(alpha) / mu), H_alpha, the larger abs(argument)) at the working
+    precision.  A relative rounding r of an argument x moves Phi's tail by about x^2 r
+    relative, so far in the tails x^2 counts among the digits lost."""
     mu = mp.sqrt(to_mpf(mu2))
     t = mp.log(alpha) / mu
-    return _phi(mu / 2 - t) - alpha * _phi(-mu / 2 - t)
+    first = _phi(mu / 2 - t)
+    return first, first - alpha * _phi(-mu / 2 - t), abs(mu / 2) + abs(t)
 
 
 def _phi(x):
-    """The standard normal CDF, from the small tail's erfc on either side."""
+    """The standard normal CDF, from the small tail's erfc on either side (any x)."""
     r = mp.sqrt(2)
-    return mp.erfc(-x / r) / 2 if x < 0 else 1 - mp.erfc(x / r) / 2
-
-
-def _lost_digits(mu2: Fraction, alpha) -> int:
-    """Digits lost to cancellation in ``_difference``: log10(Phi(first term) / |value|),
-    from an evaluation at the working precision plus 20 digits."""
-    with mp.workdps(mp.dps + 20):
-        mu = mp.sqrt(to_mpf(mu2))
-        first = _phi(mu / 2 - mp.log(alpha) / mu)
-        value = _difference(mu2, alpha)
-        if value == 0 or first == 0:
-            return 20
-        return max(0, int(mp.log10(abs(first / value)))) + 2
+    return erfc(-x / r) / 2 if x < 0 else 1 - erfc(x / r) / 2
