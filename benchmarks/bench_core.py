@@ -4,8 +4,10 @@
     python3 benchmarks/bench_core.py --steps 4 --timeout 1800   # k = 4 only, capped
     python3 benchmarks/bench_core.py --quick    # k = 1 continuous, k <= 100 discrete
     python3 benchmarks/bench_core.py --timeout 600   # give up on a case after 600 s
-    python3 benchmarks/bench_core.py --steps --discrete 10000 100000 --timeout 300
+    python3 benchmarks/bench_core.py --steps --discrete 10000 100000 --absorbing --timeout 300
                                                 # randomized response rows only
+    python3 benchmarks/bench_core.py --steps --discrete --absorbing 10000 100000 1000000
+                                                # (0, delta_1) rows only
 
 Continuous cases: delta(eps = 1) with digits = 20 for the k-fold composition of
   * the Gaussian pair               N(1, 1) || N(0, 1);
@@ -18,7 +20,10 @@ Laplace loss is at most ln(9/10 + e^2/10) ~ 0.49 per step, so its delta(1) is ex
 k <= 2, which refacct returns as an exact 0.
 Discrete case: randomized response {0: 51/100, 1: 49/100} || {0: 49/100, 1: 51/100}
 (eps_0 = ln(51/49) ~ 0.04, so delta(1) moves from 0 to ~0.93 over the range) for
-k = 10, 100, 1000, 10^4, 10^5 (exact PLD; the value is A - e B evaluated to 20 digits).
+k = 10, 100, 1000, 10^4, 10^5 (exact PLD; the value is A - e B evaluated to 20 digits);
+and the (0, delta_1) pair {0: d, 1: 1 - d} || {1: 1 - d, 2: d}, d = 1e-8, for k = 10^4,
+10^5, 10^6 (three atoms at any k: ``engines.exact.discrete.AbsorbingPLD``), against
+dp_accounting's PLD from_privacy_parameters(0, 1e-8).self_compose(k).
 
 The peer columns time dp_accounting's PLD accountant (its default, pessimistic) on the
 same query where it has the same pair: GaussianDpEvent(1) and LaplaceDpEvent(1/2) composed
@@ -68,6 +73,16 @@ def discrete_case():
             Pair(Discrete({0: "51/100", 1: "49/100"}), Discrete({0: "49/100", 1: "51/100"})))
 
 
+ABSORBING = "(0, delta_1) pair, delta_1 = 1e-8"
+
+
+def absorbing_case():
+    """P = {0: d, 1: 1 - d}, Q = {1: 1 - d, 2: d}: delta(eps >= 0) = 1 - (1 - d)^k, a PLD of
+    three atoms at any k (prv_accountant's own test composes it 10^5 times)."""
+    return (ABSORBING, Pair(Discrete({0: "1e-8", 1: "99999999/100000000"}),
+                            Discrete({1: "99999999/100000000", 2: "1e-8"})))
+
+
 def run(name: str, pair: Pair, k: int):
     start = time.perf_counter()
     result = delta(pair ** k, EPS, digits=DIGITS)
@@ -88,6 +103,11 @@ def peer(name: str, k: int):
         acc, event = dpa.pld.PLDAccountant(), (ev.GaussianDpEvent(1.0), k)
     elif name.startswith("Laplace"):
         acc, event = dpa.pld.PLDAccountant(), (ev.LaplaceDpEvent(0.5), k)
+    elif name == ABSORBING:
+        start = time.perf_counter()
+        pld = dpa.pld.privacy_loss_distribution.from_privacy_parameters(
+            dpa.pld.common.DifferentialPrivacyParameters(0.0, 1e-8)).self_compose(k)
+        return pld.get_delta_for_epsilon(float(EPS)), time.perf_counter() - start
     elif name.startswith("randomized"):
         acc = dpa.pld.PLDAccountant(dpa.NeighboringRelation.REPLACE_ONE)
         rr = ev.RandomizedResponseDpEvent(noise_parameter=0.98, num_buckets=2)
@@ -131,6 +151,9 @@ def main(argv=None) -> int:
     parser.add_argument("--discrete", type=int, nargs="*",
                         default=[10, 100, 1000, 10_000, 100_000], metavar="K",
                         help="k for randomized response (default: 10 100 1000 10000 100000)")
+    parser.add_argument("--absorbing", type=int, nargs="*",
+                        default=[10_000, 100_000, 1_000_000], metavar="K",
+                        help="k for the (0, delta_1) pair (default: 10000 100000 1000000)")
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: k = 1 continuous, k <= 100 discrete")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
@@ -145,6 +168,8 @@ def main(argv=None) -> int:
     jobs = [(name, pair, k) for name, pair in continuous_cases() for k in ks]
     name, pair = discrete_case()
     jobs += [(name, pair, k) for k in kd]
+    name, pair = absorbing_case()
+    jobs += [(name, pair, k) for k in ([10, 100] if args.quick else args.absorbing)]
 
     header = ("case", "k", f"delta({EPS}), 12 digits", "digits verified", "seconds",
               "dp_accounting delta", "peer s", "ratio")

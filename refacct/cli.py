@@ -34,6 +34,10 @@ absolute for eps; default 1/100).  ``--steps`` is at most 10^5.
 each query gets the best bound reached so far, marked "time_limited" (and printed to the
 digits that bound supports); exit 3 when the limit runs out before any bound.
 
+No command runs for minutes in silence: on a terminal a progress line appears after 2 s;
+writing to a pipe or a file, stderr gets "refacct: still computing (N s): <what>" after
+10 s and every 30 s after that, with the hint to set ``--time-limit``.
+
 Exit status: 0 success; 1 ``reproduce`` found a row whose verdict differs from the expected
 one, ``validate`` found an unsound or failed answer, ``cases --check`` found drift, a
 numerical failure, or an internal error (any exception that is not bad input, reported as
@@ -128,7 +132,8 @@ def _mechanism_options(p) -> None:
                    help=f"{', '.join(mechanisms.RELATIONS)} (default add-remove; zero-out "
                         "for deterministic and shuffle)")
     m.add_argument("--steps", type=_count, default=1, metavar="K",
-                   help=f"compositions (default 1, at most {routing.MAX_STEPS}); beyond "
+                   help=f"compositions (default 1; proven brackets take at most "
+                        f"{routing.MAX_STEPS}, closed forms {routing.CLOSED_MAX_STEPS}); beyond "
                         f"{routing.QUADRATURE_MAX_STEPS} (continuous) or "
                         f"{routing.EXACT_MAX_STEPS} (discrete; binary randomized response stays "
                         "exact) a proven bracket answers")
@@ -175,7 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "absolute for eps (default 1/100)")
         p.add_argument("--time-limit", type=_seconds, metavar="SECONDS",
                        help="stop after SECONDS with the best bound reached so far, marked "
-                            "time_limited (exit 3 if none was reached)")
+                            "time_limited (exit 3 if none was reached); without it, a query "
+                            "that runs long says so on stderr (a progress line on a "
+                            "terminal, else a line after 10 s and every 30 s)")
         _mechanism_options(p)
 
     d = sub.add_parser("delta", help="delta(eps) = H_{e^eps}(P || Q), or H_alpha(P || Q)",
@@ -298,9 +305,10 @@ def _mechanism(args):
     """The one-step catalogue entry of MECHANISM and its options (``mechanisms.build``)."""
     if args.exact_shuffle and args.sampling != "shuffle":
         raise InputError("--exact-shuffle needs --sampling shuffle")
-    if args.steps > routing.MAX_STEPS:
-        raise InputError(f"--steps must be <= {routing.MAX_STEPS} (the range of the proven "
-                         f"brackets), got {args.steps}")
+    if args.steps > routing.CLOSED_MAX_STEPS:
+        raise InputError(f"--steps must be <= {routing.CLOSED_MAX_STEPS} (closed forms and "
+                         f"few-atom exact PLDs; proven brackets take up to "
+                         f"{routing.MAX_STEPS}), got {args.steps}")
     base = mechanisms.base_mechanism(args.mechanism, sigma=args.sigma, scale=args.scale,
                                      p=args.p, sensitivity=args.sensitivity)
     relation = args.relation or ("zero-out" if args.sampling in ("deterministic", "shuffle")
@@ -529,7 +537,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else 0
     try:
-        return args.func(args)
+        with progress.heartbeat():
+            return args.func(args)
     except SpecError as exc:
         return _fail(f"bad pair spec: {exc}")
     except InputError as exc:

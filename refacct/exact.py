@@ -14,16 +14,32 @@ from fractions import Fraction
 from numbers import Rational
 from typing import Tuple, Union
 
+import flint
 import mpmath
 from mpmath import mp
 from .errors import InputError, InputTypeError
 
 Exact = Union[int, Fraction, str, decimal.Decimal, float]
 
-__all__ = ["Exact", "mpf_parts", "rational", "positive", "probability", "to_mpf", "quotient_mpf", "sum_exactly", "count_vectors",
+__all__ = ["Exact", "mpf_parts", "rational", "reduced", "positive", "probability", "to_mpf", "quotient_mpf", "sum_exactly", "count_vectors",
            "eps_parameter", "MAX_ABS_EPS"]
 
 MAX_ABS_EPS = 10 ** 6
+
+
+def reduced(numerator: int, denominator: int) -> Fraction:
+    """numerator / denominator (denominator > 0) as a Fraction, reduced with FLINT's gcd.
+
+    Python's own gcd (``Fraction(n, d)``) is quadratic in the digits: 5 s for the
+    800000-digit rationals of 10^5 composed steps, minutes at 10^6; GMP's is subquadratic
+    (and so are its divisions, unlike Python's).
+    The coprime pair goes into the Fraction without a second gcd
+    (``Fraction._from_coprime_ints`` from Python 3.12, ``_normalize=False`` before)."""
+    num, den = flint.fmpz(numerator), flint.fmpz(denominator)
+    g = num.gcd(den)
+    n, d = int(num // g), int(den // g)
+    make = getattr(Fraction, "_from_coprime_ints", None)
+    return make(n, d) if make is not None else Fraction(n, d, _normalize=False)
 
 
 def rational(value: object, name: str) -> Fraction:

@@ -54,7 +54,16 @@ def fraction_from_text(text: str) -> Fraction:
 
 
 def _digits(n: int) -> int:
-    return len(int_text(abs(n)))
+    """The number of decimal digits of abs(n), from its bit length and a comparison with
+    a power of 10 (writing out 8 million digits takes 0.7 s)."""
+    n = abs(n)
+    if n < 10 ** 18:
+        return len(str(n))
+    d = int((n.bit_length() - 1) * 0.30102999566398120)  # <= floor(log10 n), off by <= 1
+    top = fmpz(n)
+    while fmpz(10) ** (d + 1) <= top:
+        d += 1
+    return d + 1
 
 
 def shown(x: Fraction) -> Optional[str]:

@@ -194,7 +194,7 @@ def _delta_discrete(pm, alpha, eps, alpha_exact, digits) -> DeltaResult:
     A, B = pld.exact_form(alpha=alpha_exact) if alpha_exact is not None else pld.exact_form(eps=eps)
     method = f"exact: discrete PLD with {pld.size} atoms"
     if alpha_exact is not None:
-        exact = A - alpha_exact * B
+        exact = pld.value(alpha_exact)
         if not max(0, 1 - alpha_exact) <= exact <= 1:
             raise ArithmeticError(f"guard failed: the exact H_alpha = {exact} lies outside "
                                   "[max(0, 1 - alpha), 1]; the engine's result is refused")

@@ -1,5 +1,6 @@
 """Progress on stderr for work that takes more than a couple of seconds, when stderr is a
-terminal (never in pipes, files or tests' captured output).
+terminal; and, for the command line writing to a pipe or a file, a line every half minute
+(``heartbeat``): no command runs for minutes in silence.
 
 Engines open a ``task`` ("delta(eps=1)") and report how far they are with ``note``
 ("outer piece 12/40, evaluation 1 of 2"); after ``DELAY`` seconds the line
@@ -19,6 +20,7 @@ composition step), so a run may overshoot it by one unit.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from functools import wraps
@@ -27,10 +29,13 @@ from typing import Callable, Iterator, List, Optional, Sequence, TypeVar
 from .errors import InputError, InputTypeError, TimeLimitError
 
 __all__ = ["task", "note", "reported", "deadline", "shared", "check", "limited",
-           "remaining", "best_reached", "time_limit", "DELAY", "EVERY"]
+           "remaining", "best_reached", "time_limit", "heartbeat", "DELAY", "EVERY",
+           "HEARTBEAT_FIRST", "HEARTBEAT_EVERY"]
 
 DELAY = 2.0
 EVERY = 0.5
+HEARTBEAT_FIRST = 10.0
+HEARTBEAT_EVERY = 30.0
 _WIDTH = 120
 
 
@@ -44,6 +49,7 @@ class _Task:
 
 _stack: List[_Task] = []
 _deadlines: List[float] = []
+_latest: List[str] = [""]  # the last detail given to ``note`` (read by ``heartbeat``)
 _NO_BOUND = ("the time limit was reached before any bound: allow more time (time_limit= / "
              "--time-limit)")
 R = TypeVar("R")
@@ -75,6 +81,7 @@ def note(detail: str) -> None:
     """How far the current task is; printed only past ``DELAY`` and every ``EVERY`` s.
     Raises ``TimeLimitError`` past the deadline (``check``)."""
     check()
+    _latest[0] = detail
     if not _stack or not _enabled():
         return
     now, top = time.monotonic(), _stack[0]
@@ -84,6 +91,46 @@ def note(detail: str) -> None:
     line = f"refacct: {' > '.join(t.what for t in _stack)}: {detail} ({now - top.start:.0f} s)"
     _stream().write("\r" + line[:_WIDTH].ljust(_WIDTH))
     _stream().flush()
+
+
+@contextmanager
+def heartbeat() -> Iterator[None]:
+    """No silent minutes when stderr is not a terminal (scripts, pipes, log files): while
+    the work inside runs, a daemon thread writes one line after ``HEARTBEAT_FIRST``
+    seconds and then every ``HEARTBEAT_EVERY`` seconds,
+
+        refacct: still computing (40 s): delta(eps=1) > outer piece 12/40; --time-limit
+        SECONDS returns the best bound reached by then
+
+    (without the hint when a time limit is set).  On a terminal ``note``'s line does this
+    job and the heartbeat stays quiet.  A unit of work that holds the interpreter (one
+    FLINT call) delays a line until it ends."""
+    if _enabled():
+        yield
+        return
+    stop = threading.Event()
+    start = time.monotonic()
+
+    def beat() -> None:
+        wait = HEARTBEAT_FIRST
+        while not stop.wait(wait):
+            parts = [t.what for t in list(_stack)] + ([_latest[0]] if _latest[0] else [])
+            doing = " > ".join(parts) or "working"
+            hint = "" if _deadlines else ("; --time-limit SECONDS returns the best bound "
+                                          "reached by then")
+            _stream().write(f"refacct: still computing ({time.monotonic() - start:.0f} s): "
+                            f"{doing}{hint}\n")
+            _stream().flush()
+            wait = HEARTBEAT_EVERY
+
+    _latest[0] = ""
+    thread = threading.Thread(target=beat, name="refacct-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def reported(what: str) -> Callable:

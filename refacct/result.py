@@ -27,7 +27,7 @@ import mpmath
 from flint import arb, fmpz
 from mpmath import mp
 
-from .exact import mpf_parts
+from .exact import mpf_parts, to_mpf
 from .exact_text import shown, size_text
 
 __all__ = ["DeltaResult", "EpsilonResult", "TradeoffResult", "CalibrationResult", "time_limited", "verified_digits", "format_mpf",
@@ -51,7 +51,7 @@ def format_mpf(value, digits: int) -> str:
     """Decimal string of ``value`` with ``digits`` significant digits ('inf' for +inf)."""
     if isinstance(value, Fraction):
         with mp.workdps(digits + 10):
-            value = mp.mpf(value.numerator) / value.denominator
+            value = to_mpf(value)
     if mpmath.isinf(value):
         return "inf" if value > 0 else "-inf"
     with mp.workdps(digits + 10):
@@ -72,7 +72,7 @@ def format_bound(err, sig: int = 3) -> str:
     (a bound printed rounded to nearest could understate itself)."""
     if err == 0:
         return "0"
-    if mpmath.isinf(err):
+    if not isinstance(err, (Fraction, int)) and mpmath.isinf(err):
         return "inf"
     m, exp = _directed(err, sig, up=True)
     if m == 10 ** sig:
@@ -175,21 +175,39 @@ def printed(value, abs_error, digits: int) -> Tuple[str, str]:
     ``digits`` significant digits, and a bound on the distance from that *printed decimal*
     to the truth, abs_error + abs(printed - value) (the rounding of the printed digits counts),
     rounded up to 3 digits.  The printed value +- the printed bound contains the truth.
-    Values beyond ``EXACT_EXPONENT_BITS`` take the distance from Arb balls (its upper end)."""
+    The distance is exact for values of moderate size; beyond ``EXACT_EXPONENT_BITS`` (an
+    exponent like 1e-(10^59), a rational of a million digits) it is the upper end of an
+    Arb ball."""
     text = format_mpf(value, digits)
     if not isinstance(value, Fraction) and mpmath.isinf(value):
         return text, format_bound(abs_error)
-    if isinstance(value, Fraction) or abs(mpf_parts(value)[1]) <= EXACT_EXPONENT_BITS:
+    if _moderate(value) and _moderate(abs_error):
         rounding = abs(Fraction(text) - exact_rational(value))
         return text, format_bound(exact_rational(abs_error) + rounding)
     with flint.ctx.workprec(4 * digits + 64):
-        man, exp = mpf_parts(value)
-        distance = abs(arb(text) - arb((fmpz(man), fmpz(exp))))
-        if abs_error:
-            man, exp = mpf_parts(mp.mpf(abs_error))
-            distance += arb((fmpz(man), fmpz(exp)))
+        distance = abs(arb(text) - _ball(value)) + _ball(abs_error)
         top_man, top_exp = distance.upper().man_exp()
     return text, format_bound(_mpf_of(int(top_man), int(top_exp)))
+
+
+def _moderate(x) -> bool:
+    """Is x (an int, Fraction or finite mpf) small enough for exact rational arithmetic?"""
+    if isinstance(x, int):
+        return x.bit_length() <= EXACT_EXPONENT_BITS
+    if isinstance(x, Fraction):
+        return max(x.numerator.bit_length(), x.denominator.bit_length()) <= EXACT_EXPONENT_BITS
+    return abs(mpf_parts(x)[1]) <= EXACT_EXPONENT_BITS
+
+
+def _ball(x) -> "arb":
+    """An Arb ball containing x (int, float, Fraction or finite mpf) at the working Arb
+    precision; a Fraction as a quotient of two exact balls (no gcd)."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        x = Fraction(x)
+    if isinstance(x, Fraction):
+        return arb(fmpz(x.numerator)) / arb(fmpz(x.denominator))
+    man, exp = mpf_parts(x)  # the mpf's own bits, never rounded to mp.prec
+    return arb((fmpz(man), fmpz(exp)))
 
 
 def _mpf_of(man: int, exp: int) -> mpmath.mpf:

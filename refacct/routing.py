@@ -8,13 +8,16 @@ The rule counts the one-step factors of the largest term (its *compositions*):
 * only discrete factors: the exact PLD up to ``EXACT_MAX_STEPS`` = 10^4 compositions, a
   proven bracket beyond; a self-composition of one pair with two outcomes (binary
   randomized response: its PLD is walked, never stored, ``engines.exact.discrete.BinomialPLD``)
-  stays exact up to ``MAX_STEPS`` (10^5 steps: about 5 s per query), and so does one whose
-  PLD has a single atom of finite positive ratio (its k-fold PLD has at most three atoms);
+  stays exact up to ``MAX_STEPS`` (10^5 steps: about 5 s per query); one whose PLD has at
+  most one atom of finite positive ratio (the (0, delta_1) pair: its k-fold PLD has at most
+  three atoms, ``engines.exact.discrete.AbsorbingPLD``) up to ``CLOSED_MAX_STEPS`` = 10^6
+  (about 7 s per query there, 0.6 s at 10^5);
 * a continuous factor: quadrature up to ``QUADRATURE_MAX_STEPS`` = 3 compositions (three
   steps of a Gaussian mixture already take minutes at 20 digits), a proven bracket beyond;
   products of Gaussian shifts (the Gaussian mechanism without sampling) are one Gaussian
-  shift in closed form (``engines.quadrature.shift``) up to ``MAX_STEPS``;
-* never more than ``MAX_STEPS`` = 10^5 compositions (the brackets' range).
+  shift in closed form (``engines.quadrature.shift``) up to ``CLOSED_MAX_STEPS``;
+* never a bracket of more than ``MAX_STEPS`` = 10^5 compositions (the brackets' range),
+  never more than ``CLOSED_MAX_STEPS`` compositions at all.
 
 ``force=True`` (``--bracket``) takes the bracket whatever the count.
 
@@ -35,16 +38,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Callable, List, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
 from .engines.quadrature.shift import shift_squared
 from .errors import InputError, InputTypeError
 
-__all__ = ["MAX_STEPS", "QUADRATURE_MAX_STEPS", "EXACT_MAX_STEPS", "MAX_MIXED_STEPS",
+__all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "EXACT_MAX_STEPS", "MAX_MIXED_STEPS",
            "Route", "compositions", "needs_bracket", "route_pair", "route_entry", "bracket"]
 
 MAX_STEPS = 10 ** 5
+CLOSED_MAX_STEPS = 10 ** 6
 QUADRATURE_MAX_STEPS = 3
 EXACT_MAX_STEPS = 10 ** 4
 MAX_MIXED_STEPS = 7
@@ -99,22 +103,27 @@ def _limit(x, continuous: bool) -> int:
         shifts = all(not isinstance(pair, PublicMixture)
                      and shift_squared(_factors(pair)) is not None
                      for pair in _terms(x))
-        return MAX_STEPS if shifts else QUADRATURE_MAX_STEPS
-    return MAX_STEPS if all(_binary(pair) for pair in _terms(x)) else EXACT_MAX_STEPS
+        return CLOSED_MAX_STEPS if shifts else QUADRATURE_MAX_STEPS
+    kinds = [_small_pld(pair) for pair in _terms(x)]
+    if all(kind == "few" for kind in kinds):
+        return CLOSED_MAX_STEPS
+    return MAX_STEPS if all(kinds) else EXACT_MAX_STEPS
 
 
-def _binary(pair) -> bool:
-    """Is ``pair`` a self-composition of one discrete pair whose k-fold PLD stays small at
-    any k: one-step atoms of finite positive ratio two and nothing else (the walked
-    binomial PLD), or at most one (its powers are one atom; those of ratio 0 or inf stay
-    0 or inf)?"""
+def _small_pld(pair) -> Optional[str]:
+    """Does ``pair``, a self-composition of one discrete pair, keep a small PLD at any k?
+    "few" when its one-step PLD has at most one atom of finite positive ratio (k-fold: at
+    most three atoms, in closed form), "binomial" for two such atoms and nothing else (the
+    walked binomial PLD), else None."""
     from .engines.exact.discrete import pld_of_pair
     factors = _factors(pair) if isinstance(pair, (Pair, Composition)) else ()
     if len(factors) != 1:
-        return False
+        return None
     one = pld_of_pair(factors[0][0].P, factors[0][0].Q)
     finite = sum(1 for p, q in one.atoms if p and q)
-    return finite <= 1 or (one.size == 2 and finite == 2)
+    if finite <= 1:
+        return "few"
+    return "binomial" if one.size == 2 and finite == 2 else None
 
 
 def needs_bracket(x, steps: int = 1) -> bool:
@@ -124,10 +133,14 @@ def needs_bracket(x, steps: int = 1) -> bool:
     return count * steps > _limit(x, continuous)
 
 
-def _check_total(total: int) -> None:
-    if total > MAX_STEPS:
-        raise InputError(f"steps must be <= {MAX_STEPS} (the range of the proven brackets), "
-                         f"got {total} compositions")
+def _check_total(total: int, bracket: bool = True) -> None:
+    """Refuse more compositions than the brackets take (``bracket``) or than any engine
+    takes."""
+    limit = MAX_STEPS if bracket else CLOSED_MAX_STEPS
+    if total > limit:
+        what = ("the range of the proven brackets" if bracket else "the range of the "
+                "closed forms and few-atom exact PLDs")
+        raise InputError(f"steps must be <= {limit} ({what}), got {total} compositions")
 
 
 def _why(x, total: int, continuous: bool, force: bool) -> str:
@@ -142,6 +155,7 @@ def route_pair(x, force: bool = False) -> Route:
     """The route of a pair (``Pair``, ``Composition`` or ``PublicMixture``) or of a
     catalogue entry that already holds every composition."""
     count, continuous = compositions(x)
+    _check_total(count, bracket=False)
     if force or count > _limit(x, continuous):
         _check_total(count)
         return Route(x, 1, True, _why(x, count, continuous, force))
@@ -152,7 +166,7 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
     """The route of the catalogue entry ``make(steps)``; ``make(k)`` builds the entry for
     k steps (module docstring for how the 1- and 2-step entries decide)."""
     T = check_steps(steps, "steps")
-    _check_total(T)
+    _check_total(T, bracket=False)
     one = make(1)
     if not hasattr(one, "terms"):  # Shuffled: lower bounds by formula, no pair to bracket
         if force:
@@ -165,6 +179,7 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
     if [label for label, _ in two.terms] == labels and \
             all(p2 == p1 ** 2 for (_, p1), (_, p2) in zip(one.terms, two.terms)):
         if force or count * T > _limit(one, continuous):
+            _check_total(count * T)
             return Route(one, T, True, _why(one, count * T, continuous, force))
         return Route(make(T), 1, False, STANDARD)
     if two.terms == one.terms:  # the curve does not depend on the steps

@@ -381,12 +381,16 @@ def test_pair_spec_with_many_steps_gets_a_proven_bracket(capsys, write):
 @pytest.mark.parametrize("spec, fragment", [
     ({"P": [gauss(0, 1)], "Q": [gauss(1, 2)], "steps": 4},
      "proven-bracket path (a continuous pair composed 4 > 3 times (beyond quadrature)): "),
-    ({"P": [gauss(0, 1)], "Q": [gauss(1, 1)], "steps": 200000},
+    ({"P": [gauss(0, 1)], "Q": [gauss(1, 1)], "steps": 2000000},
+     "steps must be <= 1000000 (the range of the closed forms and few-atom exact PLDs), "
+     "got 2000000"),
+    ({"P": [gauss(0, 1)], "Q": [gauss(1, 2)], "steps": 200000},
      "steps must be <= 100000 (the range of the proven brackets), got 200000"),
 ])
 def test_pair_spec_beyond_the_brackets_exits_2(capsys, write, spec, fragment):
     """Two sigmas in one pair are outside the brackets' pairs (the engine's message names
-    what they take); more than 10^5 compositions are outside their range."""
+    what they take); more than 10^5 compositions are outside their range, more than 10^6
+    outside every engine's (a Gaussian shift's closed form takes 10^6)."""
     status, out, err = run(capsys, "delta", "--pair", write(spec), "--eps", "1")
     assert_one_line_error(status, out, err, fragment)
 

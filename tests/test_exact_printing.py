@@ -263,3 +263,24 @@ def test_case_file_reads_a_large_exact_reference():
                                "method": "test", "attained_by": "add", "bound": "tight",
                                "exact": text})
     assert ref.exact == BIG
+
+
+def test_rationals_and_exponents_beyond_exact_rounding_print_with_a_true_bound():
+    """Past ``EXACT_EXPONENT_BITS`` the distance from the printed digits to the value comes
+    from Arb balls: still an upper bound.  Checked exactly: the rational 3^70000 / 2^120000
+    (111000-bit numerator) lies within the printed value +- bound, by cross-multiplication
+    with the decimal ends; an mpf of exponent -2^20 at 300 bits likewise."""
+    from refacct.result import EXACT_EXPONENT_BITS, printed
+    x = Fraction(3 ** 70000, 2 ** 120000)
+    assert x.numerator.bit_length() > EXACT_EXPONENT_BITS
+    text, bound = printed(x, 0, 20)
+    lo, hi = Fraction(text) - Fraction(bound), Fraction(text) + Fraction(bound)
+    assert lo <= x <= hi and hi - lo < Fraction(text) / 10 ** 18
+    with mp.workprec(300):
+        y = mp.mpf(3) ** 150 * mp.mpf(2) ** -(2 ** 20)  # exact: 3^150 has 238 bits
+    text, bound = printed(y, 0, 25)
+    (mantissa, exponent), (width, bound_exponent) = text.split("e"), bound.split("e")
+    e = int(exponent)  # compare y 10^-e with mantissa +- bound 10^-e, exact rationals
+    scaled = Fraction(3) ** 150 * Fraction(2) ** -(2 ** 20) * Fraction(10) ** -e
+    m, b = Fraction(mantissa), Fraction(width) * Fraction(10) ** (int(bound_exponent) - e)
+    assert m - b <= scaled <= m + b and b < m / 10 ** 23

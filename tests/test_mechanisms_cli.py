@@ -102,8 +102,10 @@ def test_exact_shuffle_is_at_least_eq_7_and_balle_wang_at_one_step(capsys):
     (["delta", "laplace", "--scale", "1", "--sampling", "shuffle", "--eps", "1"],
      "gaussian under zero-out"),
     # the proven-bracket path (refacct.routing)
-    (["delta", "gaussian", "--sigma", "1", "--steps", "100001", "--eps", "1"],
-     "--steps must be <= 100000"),
+    (["delta", "gaussian", "--sigma", "1", "--steps", "1000001", "--eps", "1"],
+     "--steps must be <= 1000000"),
+    (["delta", "gaussian", "--sigma", "1", "--sampling", "poisson", "--q", "1/10", "--steps",
+      "100001", "--eps", "1"], "steps must be <= 100000 (the range of the proven brackets)"),
     (["delta", "gaussian", "--sigma", "1", "--sampling", "poisson", "--q", "1/10", "--steps",
       "10", "--alpha", "2"], "--alpha has no proven-bracket path (a continuous pair composed 10"),
     (["delta", "gaussian", "--sigma", "1", "--width", "1/10", "--eps", "1"],

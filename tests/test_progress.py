@@ -52,3 +52,29 @@ def test_silent_for_short_work(monkeypatch):
     monkeypatch.setattr(progress, "_stream", lambda: err)
     delta(Pair(Gaussian(1, 1), Gaussian(0, 1)), 1)   # milliseconds: below DELAY
     assert err.getvalue() == ""
+
+
+def test_the_command_line_is_never_silent_for_long_in_a_pipe(monkeypatch):
+    """stderr not a terminal: the heartbeat writes "still computing" lines while a long
+    query runs (its first line and its period shrunk here from 10 s and 30 s), naming the
+    query and the piece reached, with the hint to set --time-limit; and nothing for work
+    shorter than its first delay."""
+    from refacct.cli import main
+    err = io.StringIO()
+    monkeypatch.setattr(progress, "_stream", lambda: err)
+    monkeypatch.setattr("sys.stdout", io.StringIO())
+    monkeypatch.setattr(progress, "HEARTBEAT_FIRST", 0.2)
+    monkeypatch.setattr(progress, "HEARTBEAT_EVERY", 0.2)
+    spec = '{"P": [{"mixture": [["9/10", {"gaussian": {"mean": "0", "sigma": "1"}}], ' \
+           '["1/10", {"gaussian": {"mean": "1", "sigma": "1"}}]]}], ' \
+           '"Q": [{"gaussian": {"mean": "0", "sigma": "1"}}], "steps": 2}'
+    monkeypatch.setattr("sys.stdin", io.StringIO(spec))
+    assert main(["delta", "--pair", "-", "--eps", "1", "--digits", "25"]) == 0
+    lines = err.getvalue().splitlines()
+    assert lines and all(line.startswith("refacct: still computing (") for line in lines)
+    assert "delta(eps=1)" in lines[0] and "--time-limit SECONDS" in lines[0]
+    err.truncate(0)
+    err.seek(0)
+    monkeypatch.setattr(progress, "HEARTBEAT_FIRST", 30.0)
+    assert main(["delta", "gaussian", "--sigma", "1", "--eps", "1"]) == 0
+    assert err.getvalue() == ""
