@@ -313,9 +313,10 @@ def _mechanism(args):
                                      p=args.p, sensitivity=args.sensitivity)
     relation = args.relation or ("zero-out" if args.sampling in ("deterministic", "shuffle")
                                  else "add-remove")
-    return mechanisms.build(base, args.sampling, relation, group=args.group, q=args.q,
-                            n=args.n, batch=args.batch, p_sample=args.p_sample,
-                            max_batch=args.max_batch)
+    with progress.task(f"building {args.mechanism} ({args.sampling} sampling)"):
+        return mechanisms.build(base, args.sampling, relation, group=args.group, q=args.q,
+                                n=args.n, batch=args.batch, p_sample=args.p_sample,
+                                max_batch=args.max_batch)
 
 
 def _cmd_delta(args) -> int:

@@ -21,6 +21,7 @@ from mpmath import mp
 
 from .exact import positive, probability, rational, sum_exactly, to_mpf
 from .errors import InputError, InputTypeError
+from .exact_text import fraction_text
 
 __all__ = ["Discrete", "Gaussian", "Laplace", "Mixture", "Continuous", "mixture"]
 
@@ -132,7 +133,10 @@ class Mixture(Continuous):
         object.__setattr__(self, "components", tuple((w, c) for c, w in items))
 
     def __repr__(self) -> str:
-        return "Mixture([" + ", ".join(f"({w}, {c!r})" for w, c in self.components) + "])"
+        """Weights in full whatever their size (004's truncated-Poisson weights at n = 10^5
+        have 900000 digits, past Python's int-to-string limit)."""
+        return "Mixture([" + ", ".join(f"({fraction_text(w)}, {c!r})"
+                                       for w, c in self.components) + "])"
 
 
 @dataclass(frozen=True)

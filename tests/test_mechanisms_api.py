@@ -175,3 +175,37 @@ def test_group_without_sampling_scales_the_sensitivity():
         assert abs(r.value - balle_wang(1, mpq(F(3, 2)))) <= r.abs_error + mp.mpf(10) ** -30
     with pytest.raises(ValueError, match="--group"):
         build(gaussian(2), "deterministic", "zero-out", group=3)
+
+
+def test_a_group_beyond_the_engines_is_refused_at_once_with_its_cost():
+    """003's group pairs under sampling are mixtures of K + 1 Gaussians: K = 10^5 (whose
+    weights alone took minutes to build) is refused in well under a second, naming the
+    parameter, the limit, an estimate of the cost and what to do instead; K = 500, the
+    limit, is built."""
+    import time
+    from refacct.mechanisms import build, gaussian
+    from refacct.mechanisms.group import MAX_GROUP
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=r"group must be <= 500 under sampling, got 100000: "
+                                         r".* about 556 hours .*vadhan_delta"):
+        build(gaussian(1), "poisson", "add-remove", q="1/2", group=10 ** 5)
+    assert time.monotonic() - start < 1
+    with pytest.raises(ValueError, match="group must be <= 500"):
+        build(gaussian(1), "wor", "add-remove", n=1000, batch=10, group=MAX_GROUP + 1)
+    entry = build(gaussian(1), "poisson", "add-remove", q="1/2", group=MAX_GROUP)
+    pair = entry.terms[0][1].pairs()[0]
+    mixture = pair.P if len(pair.P.components) > 1 else pair.Q
+    assert len(mixture.components) == MAX_GROUP + 1
+
+
+def test_the_binomial_tail_from_the_shorter_side():
+    """Pr[Binom(n, p) >= s] summed from below (1 minus the lower terms) equals the sum of
+    the upper terms, exactly, on both sides of n / 2."""
+    from fractions import Fraction
+    from math import comb
+    from refacct.mechanisms.truncated_poisson import binom_sf
+    n, p = 21, Fraction(2, 7)
+    for s in (0, 1, 5, 10, 11, 15, 21, 22):
+        upper = sum((comb(n, t) * p ** t * (1 - p) ** (n - t) for t in range(s, n + 1)),
+                    Fraction(0))
+        assert binom_sf(n, p, s) == upper

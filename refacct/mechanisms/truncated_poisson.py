@@ -46,8 +46,13 @@ def binom_pmf(n: int, p: Fraction, s: int) -> Fraction:
 
 
 def binom_sf(n: int, p: Fraction, s: int) -> Fraction:
-    """Pr[Binom(n, p) >= s], exactly."""
-    return sum((binom_pmf(n, p, t) for t in range(max(s, 0), n + 1)), Fraction(0))
+    """Pr[Binom(n, p) >= s], exactly: the sum over the shorter side (1 minus the lower
+    sum when s <= n / 2), so that a small batch cap B of a large dataset costs B terms,
+    not n."""
+    s = max(s, 0)
+    if s <= n // 2:
+        return 1 - sum((binom_pmf(n, p, t) for t in range(s)), Fraction(0))
+    return sum((binom_pmf(n, p, t) for t in range(s, n + 1)), Fraction(0))
 
 
 def prob_no_truncation(n: int, p: Fraction, B: int) -> Fraction:
