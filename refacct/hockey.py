@@ -153,12 +153,14 @@ def _stages(digits: int):
 
 def _bracketed(bracket, pm: PublicMixture, query: Fraction):
     """``bracket(pm, query)`` (a proven bracket), or None when the brackets do not take
-    ``pm`` or the query (the input itself was checked before), or cannot resolve its
-    lattice (an ArithmeticError: losses spread over less than the lattice's precision
-    resolves); the engines that follow answer then."""
+    ``pm`` or the query (the input itself was checked before: an InputError), or cannot
+    build its lattice (an ArithmeticError or a ValueError from Arb: losses spread over less
+    than the lattice's precision resolves, or over 10^80 at sigma = 1e-40).  This quick
+    stage is optional: the engines that follow answer then, and report their own
+    failures."""
     try:
         return bracket(pm, query)
-    except (InputError, ArithmeticError):
+    except (ValueError, ArithmeticError):
         return None
 
 

@@ -312,3 +312,19 @@ def test_laplace_shift_far_below_its_scale(m, s, eps):
         return
     assert r.value > 0 and r.verified_digits is not None and r.verified_digits >= 15, r
     covers(r, truth, truth, f"Laplace shift {m} at scale {s}, eps {eps}")
+
+
+@pytest.mark.parametrize("sigma", ["1", "1e40", "1e-40"])
+@pytest.mark.parametrize("q", ["1/2", "1e-30", "1e-300"])
+def test_poisson_subsampled_total_variation_at_every_scale(sigma, q):
+    """delta(0) of the Poisson-subsampled Gaussian is the total variation of its pairs,
+    and (1 - q) N(0, s^2) + q N(1, s^2) - N(0, s^2) = q (N(1, s^2) - N(0, s^2)), so
+    delta(0) = q TV(N(1, s^2), N(0, s^2)) = q erf(1 / (2 sqrt 2 s)) in both directions; under
+    a time limit too (whose quick bracket stage cannot build a lattice at s = 1e-40, where
+    the loss spans 10^80, and leaves the answer to the closed form)."""
+    from refacct.mechanisms import build, gaussian
+    r = delta(build(gaussian(sigma), "poisson", "add-remove", q=q), 0, time_limit=60)
+    with mp.workdps(700):
+        truth = mpq(q) * mp.erf(1 / (2 * mp.sqrt(2) * mpq(sigma)))
+    assert r.verified_digits is not None and r.verified_digits >= 20, r
+    covers(r, truth, truth, f"Poisson q = {q}, sigma = {sigma}")
