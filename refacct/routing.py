@@ -45,7 +45,7 @@ from .engines.quadrature.shift import shift_squared
 from .errors import InputError, InputTypeError
 
 __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "EXACT_MAX_STEPS", "MAX_MIXED_STEPS",
-           "Route", "compositions", "needs_bracket", "route_pair", "route_entry", "bracket"]
+           "Route", "compositions", "route_pair", "route_entry", "bracket"]
 
 MAX_STEPS = 10 ** 5
 CLOSED_MAX_STEPS = 10 ** 6
@@ -124,13 +124,6 @@ def _small_pld(pair) -> Optional[str]:
     if finite <= 1:
         return "few"
     return "binomial" if one.size == 2 and finite == 2 else None
-
-
-def needs_bracket(x, steps: int = 1) -> bool:
-    """True when ``x`` composed ``steps`` more times is beyond the standard engines
-    (module docstring)."""
-    count, continuous = compositions(x)
-    return count * steps > _limit(x, continuous)
 
 
 def _check_total(total: int, bracket: bool = True) -> None:

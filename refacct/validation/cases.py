@@ -63,7 +63,7 @@ from ..mechanisms import Dominated, Provenance, base_mechanism, build
 from ..result import directed_text, printed
 from ..errors import InputError
 
-__all__ = ["KINDS", "ERROR_ALPHA", "FORMS", "SUITES", "Reference", "Query", "Segment", "Case", "CASES_FILE",
+__all__ = ["KINDS", "ERROR_ALPHA", "FORMS", "SUITES", "Reference", "Query", "Segment", "Case",
            "load_cases", "select",
            "read_catalogue", "list_cases", "case_from_json", "catalogue_path", "show_reference"]
 
@@ -71,7 +71,6 @@ KINDS = ("delta", "epsilon", "alpha", "beta", "sigma", "errors")
 ERROR_ALPHA = Fraction(1, 10)  # the type I error of the error-rate calibrations ("errors")
 FORMS = ("default", "count", "repeated", "list", "heterogeneous")
 SUITES = {"reference": "cases.json", "conformance": "conformance.json"}
-CASES_FILE = SUITES["reference"]
 _SAMPLING_KEYS = ("q", "n", "batch", "p_sample", "max_batch")
 
 
