@@ -59,7 +59,9 @@ def _digits(n: int) -> int:
     n = abs(n)
     if n < 10 ** 18:
         return len(str(n))
-    d = int((n.bit_length() - 1) * 0.30102999566398120)  # <= floor(log10 n), off by <= 1
+    # (b - 1) * 30102999566 // 10^11 <= (b - 1) log10 2 <= log10 n: integers only, and
+    # below floor(log10 n) by at most a few units, which the loop adds
+    d = (n.bit_length() - 1) * 30102999566 // 10 ** 11
     top = fmpz(n)
     while fmpz(10) ** (d + 1) <= top:
         d += 1

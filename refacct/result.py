@@ -181,6 +181,8 @@ def printed(value, abs_error, digits: int) -> Tuple[str, str]:
     text = format_mpf(value, digits)
     if not isinstance(value, Fraction) and mpmath.isinf(value):
         return text, format_bound(abs_error)
+    if not isinstance(abs_error, (Fraction, int)) and mpmath.isinf(abs_error):
+        return text, "inf"
     if _moderate(value) and _moderate(abs_error):
         rounding = abs(Fraction(text) - exact_rational(value))
         return text, format_bound(exact_rational(abs_error) + rounding)

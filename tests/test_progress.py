@@ -63,8 +63,8 @@ def test_the_command_line_is_never_silent_for_long_in_a_pipe(monkeypatch):
     err = io.StringIO()
     monkeypatch.setattr(progress, "_stream", lambda: err)
     monkeypatch.setattr("sys.stdout", io.StringIO())
-    monkeypatch.setattr(progress, "HEARTBEAT_FIRST", 0.2)
-    monkeypatch.setattr(progress, "HEARTBEAT_EVERY", 0.2)
+    monkeypatch.setattr(progress, "HEARTBEAT_FIRST", 0.05)
+    monkeypatch.setattr(progress, "HEARTBEAT_EVERY", 0.05)
     spec = '{"P": [{"mixture": [["9/10", {"gaussian": {"mean": "0", "sigma": "1"}}], ' \
            '["1/10", {"gaussian": {"mean": "1", "sigma": "1"}}]]}], ' \
            '"Q": [{"gaussian": {"mean": "0", "sigma": "1"}}], "steps": 2}'
