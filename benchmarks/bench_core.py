@@ -20,7 +20,8 @@ Laplace loss is at most ln(9/10 + e^2/10) ~ 0.49 per step, so its delta(1) is ex
 k <= 2, which refacct returns as an exact 0.
 Discrete case: randomized response {0: 51/100, 1: 49/100} || {0: 49/100, 1: 51/100}
 (eps_0 = ln(51/49) ~ 0.04, so delta(1) moves from 0 to ~0.93 over the range) for
-k = 10, 100, 1000, 10^4, 10^5 (exact PLD; the value is A - e B evaluated to 20 digits);
+k = 10, 100, 1000, 10^4, 10^5, 10^6 (exact PLD; the value is A - e B evaluated to 20
+digits);
 and the (0, delta_1) pair {0: d, 1: 1 - d} || {1: 1 - d, 2: d}, d = 1e-8, for k = 10^4,
 10^5, 10^6 (three atoms at any k: ``engines.exact.discrete.AbsorbingPLD``), against
 dp_accounting's PLD from_privacy_parameters(0, 1e-8).self_compose(k).
@@ -149,8 +150,9 @@ def main(argv=None) -> int:
                         help="k for the continuous cases (default: 1 2 3; 4 is very slow; "
                              "none: no continuous rows)")
     parser.add_argument("--discrete", type=int, nargs="*",
-                        default=[10, 100, 1000, 10_000, 100_000], metavar="K",
-                        help="k for randomized response (default: 10 100 1000 10000 100000)")
+                        default=[10, 100, 1000, 10_000, 100_000, 1_000_000], metavar="K",
+                        help="k for randomized response (default: 10 100 1000 10000 100000 "
+                             "1000000)")
     parser.add_argument("--absorbing", type=int, nargs="*",
                         default=[10_000, 100_000, 1_000_000], metavar="K",
                         help="k for the (0, delta_1) pair (default: 10000 100000 1000000)")

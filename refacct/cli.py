@@ -135,8 +135,8 @@ def _mechanism_options(p) -> None:
                    help=f"compositions (default 1; proven brackets take at most "
                         f"{routing.MAX_STEPS}, closed forms {routing.CLOSED_MAX_STEPS}); beyond "
                         f"{routing.QUADRATURE_MAX_STEPS} (continuous) or "
-                        f"{routing.EXACT_MAX_STEPS} (discrete; binary randomized response stays "
-                        "exact) a proven bracket answers")
+                        f"{routing.EXACT_MAX_STEPS} (discrete; pairs with at most two outcomes of "
+                        "finite likelihood ratio stay exact) a proven bracket answers")
     m.add_argument("--group", type=_count, metavar="K", help="group size (003), default 1")
     m.add_argument("--exact-shuffle", action="store_true",
                    help="shuffle, steps <= 3: H of 002's pair (P_S, Q_S) itself, both orders, "

@@ -6,12 +6,11 @@ validation catalogue both ask ``route_entry`` / ``route_pair``.
 The rule counts the one-step factors of the largest term (its *compositions*):
 
 * only discrete factors: the exact PLD up to ``EXACT_MAX_STEPS`` = 10^4 compositions, a
-  proven bracket beyond; a self-composition of one pair with two outcomes (binary
-  randomized response: its PLD is walked, never stored, ``engines.exact.discrete.BinomialPLD``)
-  stays exact up to ``MAX_STEPS`` (10^5 steps: about 5 s per query); one whose PLD has at
-  most one atom of finite positive ratio (the (0, delta_1) pair: its k-fold PLD has at most
-  three atoms, ``engines.exact.discrete.AbsorbingPLD``) up to ``CLOSED_MAX_STEPS`` = 10^6
-  (about 7 s per query there, 0.6 s at 10^5);
+  proven bracket beyond; a self-composition of one pair whose PLD has at most two atoms of
+  finite positive ratio (binary randomized response, the (0, delta_1) pair: binomial
+  partial sums by binary splitting, ``engines.exact.discrete.BinomialPLD``, beside the
+  atoms of ratio inf and 0 in closed form, ``AbsorbingPLD``) up to ``CLOSED_MAX_STEPS``
+  = 10^6;
 * a continuous factor: quadrature up to ``QUADRATURE_MAX_STEPS`` = 3 compositions (three
   steps of a Gaussian mixture already take minutes at 20 digits), a proven bracket beyond;
   products of Gaussian shifts (the Gaussian mechanism without sampling) are one Gaussian
@@ -104,26 +103,19 @@ def _limit(x, continuous: bool) -> int:
                      and shift_squared(_factors(pair)) is not None
                      for pair in _terms(x))
         return CLOSED_MAX_STEPS if shifts else QUADRATURE_MAX_STEPS
-    kinds = [_small_pld(pair) for pair in _terms(x)]
-    if all(kind == "few" for kind in kinds):
-        return CLOSED_MAX_STEPS
-    return MAX_STEPS if all(kinds) else EXACT_MAX_STEPS
+    return CLOSED_MAX_STEPS if all(_few_atoms(pair) for pair in _terms(x)) else EXACT_MAX_STEPS
 
 
-def _small_pld(pair) -> Optional[str]:
-    """Does ``pair``, a self-composition of one discrete pair, keep a small PLD at any k?
-    "few" when its one-step PLD has at most one atom of finite positive ratio (k-fold: at
-    most three atoms, in closed form), "binomial" for two such atoms and nothing else (the
-    walked binomial PLD), else None."""
+def _few_atoms(pair) -> bool:
+    """Is ``pair`` a self-composition of one discrete pair whose one-step PLD has at most
+    two atoms of finite positive ratio?  Its k-fold PLD is then a binomial one beside the
+    atoms of ratio inf and 0, summed in closed form at any k."""
     from .engines.exact.discrete import pld_of_pair
     factors = _factors(pair) if isinstance(pair, (Pair, Composition)) else ()
     if len(factors) != 1:
-        return None
+        return False
     one = pld_of_pair(factors[0][0].P, factors[0][0].Q)
-    finite = sum(1 for p, q in one.atoms if p and q)
-    if finite <= 1:
-        return "few"
-    return "binomial" if one.size == 2 and finite == 2 else None
+    return sum(1 for p, q in one.atoms if p and q) <= 2
 
 
 def _check_total(total: int, bracket: bool = True) -> None:

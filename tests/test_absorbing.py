@@ -89,13 +89,15 @@ def test_two_finite_atoms_and_absorbing_ones_against_enumeration(k, alpha):
 
 
 def test_few_atom_pairs_stay_exact_to_a_million_steps():
-    """The route: the (0, delta_1) pair composed 10^6 times goes to the exact PLD; binary
-    randomized response beyond 10^5 (the walked binomial PLD's range) would need a
-    bracket, which stops at 10^5."""
+    """The route: the (0, delta_1) pair and binary randomized response (at most two atoms
+    of finite ratio) composed 10^6 times go to the exact PLD; a pair with three finite
+    ratios leaves it beyond 10^4 steps."""
     route = routing.route_pair(zero_delta("1e-8") ** 10 ** 6)
     assert not route.bracket
     rr = Pair(Discrete({0: "3/4", 1: "1/4"}), Discrete({0: "1/4", 1: "3/4"}))
-    with pytest.raises(ValueError, match="steps must be <= 100000"):
-        routing.route_pair(rr ** (2 * 10 ** 5))
+    assert not routing.route_pair(rr ** 10 ** 6).bracket
+    three = Pair(Discrete({0: "1/2", 1: "1/4", 2: "1/4"}), Discrete({0: "1/4", 1: "1/4", 2: "1/2"}))
+    assert not routing.route_pair(three ** 10 ** 4).bracket
+    assert routing.route_pair(three ** (10 ** 4 + 1)).bracket
     with pytest.raises(ValueError, match="steps must be <= 1000000"):
         routing.route_pair(zero_delta("1e-8") ** (10 ** 6 + 1))

@@ -365,35 +365,67 @@ def test_randomized_response_T100000_symmetry_identity():
 @given(st.integers(1, 40), st.integers(1, 40), st.integers(2, 30))
 @settings(max_examples=40, deadline=None)
 def test_binomial_pld_agrees_with_multinomial_expansion(i, j, k):
-    """The walked two-atom PLD (``BinomialPLD``) against the stored multinomial expansion
-    (``_Factor.power``, itself checked against enumeration above): atoms, cumulative
-    masses at every j (visited in an order that moves the walk's anchor both ways),
+    """The two-atom PLD summed by binary splitting (``BinomialPLD``) against the stored
+    multinomial expansion (``_Factor.power``, itself checked against enumeration above):
+    atoms, cumulative masses at every j (visited in an order that moves the anchor both ways),
     delta at rational alpha and at e^eps, and eps(delta) at every knot value (the "log"
     answers) and between knots."""
     P, Q = Discrete({0: Fraction(i, 41), 1: 1 - Fraction(i, 41)}), \
         Discrete({0: Fraction(j, 41), 1: 1 - Fraction(j, 41)})
     one = engine.pld_of_pair(P, Q)
-    walked = engine.compose([(one, k)])
+    summed = engine.compose([(one, k)])
     if i == j:
-        assert not isinstance(walked, engine.BinomialPLD)
+        assert not isinstance(summed, engine.BinomialPLD)
         return
-    assert isinstance(walked, engine.BinomialPLD)
+    assert isinstance(summed, engine.BinomialPLD)
     ratios = [one.ratio(0), one.ratio(1)]
     primes = engine.coprime_base([x for r in ratios for x in (r.numerator, r.denominator)])
     factor = engine._Factor.of(one, primes).power(k)
     stored = engine._sorted_pld(factor.atoms, factor.dp, factor.dq)
-    assert walked.size == stored.size == k + 1
-    assert [walked.atom(t) for t in range(k + 1)] == list(stored.atoms)
+    assert summed.size == stored.size == k + 1
+    assert [summed.atom(t) for t in range(k + 1)] == list(stored.atoms)
     order = [t for pair in zip(range(k + 1), range(k + 1, -1, -1)) for t in pair]
-    assert [walked.form(t) for t in order] == [stored.form(t) for t in order]
-    for alpha in [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(5, 2), walked.ratio(k // 2)]:
-        assert walked.exact_form(alpha=alpha) == stored.exact_form(alpha=alpha)
+    assert [summed.form(t) for t in order] == [stored.form(t) for t in order]
+    for alpha in [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(5, 2), summed.ratio(k // 2)]:
+        assert summed.exact_form(alpha=alpha) == stored.exact_form(alpha=alpha)
     for eps in [Fraction(0), Fraction(1, 10), Fraction(2)]:
-        assert walked.exact_form(eps=eps) == stored.exact_form(eps=eps)
+        assert summed.exact_form(eps=eps) == stored.exact_form(eps=eps)
     knots = [stored.form(t)[0] - stored.ratio(t) * stored.form(t)[1] for t in range(k + 1)]
     for target in knots + [x + Fraction(1, 10 ** 9) for x in knots] + [Fraction(1, 10 ** 30)]:
         if 0 <= target <= 1:
-            assert walked.epsilon_form(target) == stored.epsilon_form(target)
+            assert summed.epsilon_form(target) == stored.epsilon_form(target)
+
+
+@given(st.integers(1, 300), st.integers(0, 301), st.integers(0, 301), st.integers(1, 9),
+       st.integers(1, 9))
+@settings(max_examples=60, deadline=None)
+def test_binomial_sum_against_the_terms(n, lo, hi, u, w):
+    """Binary splitting (``binomial_sum``) against the terms C(n, i) u^{n-i} w^i summed one
+    by one with Python's comb, over ranges that cross the 32-term blocks."""
+    lo, hi = sorted((min(lo, n + 1), min(hi, n + 1)))
+    direct = sum(comb(n, i) * u ** (n - i) * w ** i for i in range(lo, hi))
+    assert int(engine.binomial_sum(n, u, w, lo, hi)) == direct
+
+
+@given(st.lists(st.booleans(), min_size=0, max_size=200).map(sorted), st.integers(-50, 260))
+@settings(max_examples=80, deadline=None)
+def test_search_from_a_guess_finds_the_first_true(flags, guess):
+    """``_first`` with any guess, however far off (outside the range included), returns
+    the first index whose test holds, as a linear scan does."""
+    first = next((i for i, f in enumerate(flags) if f), len(flags))
+    assert engine.PLD([], 1, 1)._first(0, len(flags), lambda j: flags[j], guess) == first
+
+
+@pytest.mark.slow
+def test_randomized_response_million_steps_symmetry_identity():
+    """RR 51/100 composed 10^6 times (binomial partial sums by binary splitting):
+    H_alpha(P||Q) = 1 - alpha + alpha H_{1/alpha}(P||Q) (001 Sec. 2, with (Q, P) = (P, Q)
+    relabelled), exactly; the two sides sum opposite ends of the 10^6 + 1 atoms."""
+    pair = RR51 ** 10 ** 6
+    alpha = Fraction(5, 4)
+    left = hockey_stick(pair, alpha=alpha).exact
+    assert left == 1 - alpha + alpha * hockey_stick(pair, alpha=1 / alpha).exact
+    assert 0 < left < 1
 
 
 # --- low-level engine ------------------------------------------------------------------

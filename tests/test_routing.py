@@ -49,11 +49,11 @@ def test_force_brackets_at_any_number_of_steps():
 @pytest.mark.parametrize("sampling, options", [("none", {}), ("poisson", {"q": "1/10"})])
 def test_binary_randomized_response_stays_exact_to_the_largest_count(sampling, options):
     """Randomized response, alone or Poisson-subsampled (a mixture of two two-outcome
-    distributions has two outcomes), composed 10^5 times: the walked binomial PLD
-    answers, so the standard engines get the T-step entry."""
+    distributions has two outcomes), composed 10^6 times: the binomial PLD (sums by binary
+    splitting) answers, so the standard engines get the T-step entry."""
     make = maker("rr", sampling, p="3/4", **options)
-    route = routing.route_entry(make, 10 ** 5)
-    assert not route.bracket and route.steps == 1 and route.target == make(10 ** 5)
+    route = routing.route_entry(make, 10 ** 6)
+    assert not route.bracket and route.steps == 1 and route.target == make(10 ** 6)
     assert routing.route_entry(make, 10 ** 5, force=True).bracket
 
 
