@@ -88,7 +88,7 @@ def accuracy(value: float, r) -> str:
 
 
 def dispute(width: str):
-    """The dispute of issue 6: sigma = 1, q = 1e-3, T = 1000, delta(eps = 1), bracketed
+    """The disputed case (peers disagree at their float64 noise floor): sigma = 1, q = 1e-3, T = 1000, delta(eps = 1), bracketed
     to the relative ``width``."""
     mech = build(gaussian(1), "poisson", "add-remove", q=Q)
     start = time.perf_counter()

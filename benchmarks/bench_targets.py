@@ -1,4 +1,4 @@
-"""Issue 13's speed targets that bench_core.py and bench_brackets.py do not time, one row each,
+"""Speed targets that bench_core.py and bench_brackets.py do not time, one row each,
 refacct beside dp_accounting's PLD accountant on the same query where it has one.
 
     python3 benchmarks/bench_targets.py --timeout 120          # every row, 2 minutes a row
@@ -15,7 +15,7 @@ Groups (``--only``):
   * ``deep``: the Poisson-subsampled Gaussian (9/10) N(0,1) + (1/10) N(1,1) || N(0,1) at
     k = 3 (target 10 s) and k = 4 (target 120 s), delta(1), 20 digits.  The peer's column is
     its add-or-remove PLD (PoissonSampledDpEvent), which bounds this direction and the other.
-  * ``accountant``: issue 15's typical DP-SGD history (sigma = 1, q = 1e-3, T = 10^4,
+  * ``accountant``: a typical DP-SGD history (sigma = 1, q = 1e-3, T = 10^4,
     eps(1e-5)) through ``refacct.accountants.DpAccountant`` (a proven bracket, default width
     1/100) beside dp_accounting's PLD accountant (no goal);
   * ``certified``: proven enclosures (``refacct.certified``) at k = 3, delta(1), 20 digits.
@@ -134,7 +134,7 @@ def _certified_pair(pair, k):
 
 
 def _refacct_accountant():
-    """issue 15's typical DP-SGD history through refacct.accountants.DpAccountant."""
+    """A typical DP-SGD history through refacct.accountants.DpAccountant."""
     import dp_accounting as dpa
     from refacct.accountants import DpAccountant
     start = time.perf_counter()

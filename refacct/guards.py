@@ -1,5 +1,5 @@
 """Guards that every continuous delta must pass before it is returned, sharing nothing with
-the engines' crossing isolation or quadrature (issue 17).
+the engines' crossing isolation or quadrature.
 
 Two evaluations of one engine agree when both go wrong the same way (a crossing missed by
 the isolation both use).  So the result [value - err, value + err] is also checked

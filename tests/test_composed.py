@@ -322,7 +322,7 @@ def _substitution_inner(b, g):
 def test_mixture_vs_mixture_two_steps_reach_twenty_digits():
     """Poisson substitution (mixture vs mixture, q = 1/10), two steps, delta(1): the inner H
     bends over the narrow loss interval where the bulk N(0,1) lies (L' ~ 0.1 there), about
-    0.1 wide in the outer variable near y ~ 3 (issue 13: 21 verified digits after three
+    0.1 wide in the outer variable near y ~ 3 (21 verified digits after three
     attempts).  Oracle: tanh-sinh over y of p(y) H_{alpha q(y)/p(y)} with the inner H in
     closed form (``_substitution_inner``), split on a lattice of step 1/20 around the bend."""
     g = Fraction(1, 10)
@@ -481,7 +481,7 @@ def _scaled_gaussians_H(a):
 
 
 def test_two_steps_of_gaussians_of_different_scales_reach_twenty_digits():
-    """N(0, 2^2) vs N(1, (1/2)^2) composed twice (issue 13: mixed scales stalled at 5
+    """N(0, 2^2) vs N(1, (1/2)^2) composed twice (mixed scales stalled at 5
     verified digits, since their loss's extremum placed no breakpoint): 20 digits against
     mpmath's tanh-sinh quadrature of p(y) H_{alpha q(y)/p(y)} over y, split where the inner
     alpha' reaches the minimum exp(2 - ln 4 - 32/15) of the one-step ratio."""

@@ -1,4 +1,4 @@
-"""The conformance suite (issue 14): generated cases, their stored references checked
+"""The conformance suite: generated cases, their stored references checked
 against closed forms and exact sums, and each peer's vocabulary covered."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Exact results of many compositions print, whatever their size (issue 24), and the command
+"""Exact results of many compositions print, whatever their size, and the command
 line tells bad input (exit 2) from an internal failure (exit 1).
 
 Oracles, independent of refacct's engines:

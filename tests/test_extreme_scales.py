@@ -1,4 +1,4 @@
-"""Extreme scales and locations (issues 17 and 12, point 2): the right value or a clean
+"""Extreme scales and locations: the right value or a clean
 refusal, never a silently wrong one; and the guards that every continuous delta passes.
 
 Oracles, independent of refacct's engines:
@@ -45,7 +45,7 @@ def near_one(r, P_mass_out, alpha_q_mass_in, what: str) -> None:
 # --- the inputs of the issues --------------------------------------------------------------
 
 def test_gaussian_against_a_narrow_far_laplace():
-    """Issue 17: N(0, (2/3)^2) vs Lap(1000, 1e-12), delta(3) (was -20.09 with "20 verified
+    """N(0, (2/3)^2) vs Lap(1000, 1e-12), delta(3) (was -20.09 with "20 verified
     digits").  A = (-inf, 999]: P(not A) = erfc(999 * 3/2 / sqrt 2) / 2 < 1e-400,
     Q(A) = e^{-1/1e-12} / 2 < 1e-400."""
     r = delta(Pair(Gaussian(0, F(2, 3)), Laplace(1000, "1e-12")), 3)
@@ -53,7 +53,7 @@ def test_gaussian_against_a_narrow_far_laplace():
 
 
 def test_concentrated_gaussian_against_a_standard_one():
-    """Issue 17: N(0, (1e-300)^2) vs N(1, 1), delta(3) (was 0.0, "exact").
+    """N(0, (1e-300)^2) vs N(1, 1), delta(3) (was 0.0, "exact").
     A = [-1e-290, 1e-290]: P(not A) = erfc(1e10 / sqrt 2) < 1e-400, Q(A) < 2e-290 / sqrt(2 pi)."""
     r = delta(Pair(Gaussian(0, "1e-300"), Gaussian(1, 1)), 3)
     with mp.workdps(50):
@@ -62,7 +62,7 @@ def test_concentrated_gaussian_against_a_standard_one():
 
 @pytest.mark.slow
 def test_gaussian_at_1e400():
-    """Issue 12: N(1e400, 1) vs N(1/10, 10^2), delta(1e-30) (raised ArithmeticError).
+    """N(1e400, 1) vs N(1/10, 10^2), delta(1e-30) (raised ArithmeticError).
     A = [1e400 - 1e10, inf): P(not A) < 1e-400, Q(A) < 1e-400 (Q's mean is 1e399 sigmas
     away).  About 15 s: the masses need 1330 bits beyond the digits."""
     r = delta(Pair(Gaussian("1e400", 1), Gaussian(F(1, 10), 10)), "1e-30")
@@ -70,7 +70,7 @@ def test_gaussian_at_1e400():
 
 
 def test_concentrated_laplace_against_a_standard_one():
-    """Issue 12: Lap(2, 1e-300) vs Lap(3, 1), delta(3) (raised ArithmeticError).
+    """Lap(2, 1e-300) vs Lap(3, 1), delta(3) (raised ArithmeticError).
     A = [2 - 1e-290, 2 + 1e-290]: P(not A) = e^{-1e10}, Q(A) < 1e-290."""
     r = delta(Pair(Laplace(2, "1e-300"), Laplace(3, 1)), 3)
     with mp.workdps(50):
@@ -139,7 +139,7 @@ def test_gaussian_against_laplace_a_million_scales_away(b):
 # --- the guards ----------------------------------------------------------------------------
 
 def test_a_wrong_crossing_isolation_is_refused(monkeypatch):
-    """Inject the failure of issue 17 (the region p > alpha q taken inverted): both
+    """Inject a known failure (the region p > alpha q taken inverted): both
     evaluations agree, the coarse lower bound does not, and the result is refused."""
     from refacct.engines.quadrature import crossings
     from refacct.engines.quadrature import onestep

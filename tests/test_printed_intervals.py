@@ -1,5 +1,5 @@
 """The printed value +- the printed bound contains the truth, in every output format
-(issue 12, point 1): the bound covers the rounding of the printed digits.
+: the bound covers the rounding of the printed digits.
 
 Oracles, independent of refacct: the Gaussian closed forms (erfc at 60 digits), the exact
 rationals of 001 App. B.1, and hand-made exact references.

@@ -1,4 +1,4 @@
-"""Products of different mechanisms (issue 19): the printed interval contains the truth
+"""Products of different mechanisms: the printed interval contains the truth
 whatever the factors' scales.
 
 Oracles, independent of the composed engine:
@@ -33,7 +33,7 @@ def shift(mu, s) -> Pair:
 @pytest.fixture(params=["closed form", "quadrature"])
 def engine(request, monkeypatch):
     """Both engines on the Gaussian products: the closed form of ``engines.quadrature.shift`` (one
-    shift with mu^2 = sum m_i^2), and the nested quadrature that issue 19 is about, with
+    shift with mu^2 = sum m_i^2), and the nested quadrature these products need, with
     the recognition of shift products turned off."""
     if request.param == "quadrature":
         import refacct.hockey

@@ -1,4 +1,4 @@
-"""Progress on stderr (issue 12, point 3): shown for long work when stderr is a terminal,
+"""Progress on stderr: shown for long work when stderr is a terminal,
 never otherwise."""
 from __future__ import annotations
 

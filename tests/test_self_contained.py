@@ -1,4 +1,4 @@
-"""The repository stands on its own: no file refers to anything outside it (issue 16).
+"""The repository stands on its own: no file refers to anything outside it.
 
 The team's reading room beside the clone (notes and the papers' extracted texts) is not
 part of the project: papers are cited by key (refacct.references, docs/references.md), the

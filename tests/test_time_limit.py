@@ -1,4 +1,4 @@
-"""The time budget (issue 12, point 3): ``time_limit=`` / ``--time-limit`` returns the best
+"""The time budget: ``time_limit=`` / ``--time-limit`` returns the best
 bound reached when the time runs out, marked ``time_limited``, and that bound still holds.
 
 Oracles: the Balle-Wang closed form (conftest) for N(1, 1) vs N(0, 1) composed 3 times,

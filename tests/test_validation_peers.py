@@ -236,7 +236,7 @@ def test_dp_accounting_mixture_of_gaussians_group_cases():
     assert check(rows) == 14
 
 
-# --- large-T cases (issue 6): the references are proven brackets (refacct.brackets) -----------
+# --- large-T cases: the references are proven brackets (refacct.brackets) -----------
 # An upper-bound answer below a bracket's lower end is unsound with proof.
 # dp_accounting.pld, dispute-poisson-gaussian-T1000: noise-level, sound or unsound depending on
 # the platform.  delta(1) = 2.359e-13 on one CPU (7 % below the proven lower end 2.5371e-13:

@@ -94,7 +94,7 @@ def bracket(lower, upper, bound="tight"):
 
 
 def test_a_proven_bracket_refutes_with_proof():
-    """The dispute of issue 6: truth in [2.5371e-13, 2.5429e-13]; an upper bound of
+    """The disputed case: truth in [2.5371e-13, 2.5429e-13]; an upper bound of
     2.394e-13 is below the proven lower end, a lower bound of 2.6e-13 above the upper."""
     r = bracket("2.5371e-13", "2.5429e-13")
     for reported, claims in ((2.394e-13, "upper"), (2.6e-13, "lower")):

@@ -1,4 +1,4 @@
-"""Validation harness: check fast accountants against refacct's reference values (issue 4).
+"""Validation harness: check fast accountants against refacct's reference values.
 
 ``cases``       the reference-case catalogue (package data ``cases.json``)
 ``adapters``    peers (dp_accounting, prv_accountant) and user callables as ``Accountant``

@@ -1,4 +1,4 @@
-"""What of each peer's vocabulary a set of cases exercises (issue 14).
+"""What of each peer's vocabulary a set of cases exercises.
 
 Each peer's adapter module lists its ``VOCABULARY``: every entry point, event or mechanism
 type, neighbouring relation, composition form, sampling scheme and query kind that the

@@ -37,7 +37,7 @@ or an eps(delta) answer at a delta <= F / tolerance (the peer's noise is then at
 tolerance relative to the delta it inverts).  Such a verdict is a finding about this run
 only: on another CPU the same query may be sound or unsound.
 
-"Upper-bound accountants must never be unsound" (issue 4): ``unsound`` and ``failed``
+An upper-bound accountant must never be unsound: ``unsound`` and ``failed``
 make ``refacct validate`` exit 1.
 """
 from __future__ import annotations
