@@ -12,8 +12,8 @@ its methods, with one result family.
 * a pair: ``Pair``, ``Composition`` or ``PublicMixture`` (``refacct.pairs``), composed
   ``steps`` times;
 * a catalogue entry (``refacct.mechanisms``: ``Dominated``), its curve the maximum over its
-  terms (001 Sec. 5); with ``steps`` = T > 1 the same mechanism run T times as many steps,
-  for entries built by ``refacct.mechanisms.build`` (which records how: ``rebuild``);
+  terms (001 Sec. 5); with ``steps`` = T > 1 the same mechanism run T times as many steps
+  (every catalogue builder records how: ``rebuild``);
 * a shuffled entry (``Shuffled``: 002's lower bounds).
 
 ``method``:
@@ -119,9 +119,8 @@ def _more_steps(x, T: int):
         return x
     rebuild = getattr(x, "rebuild", None)
     if rebuild is None:
-        raise InputError("this catalogue entry does not know how to take more steps: give "
-                         "steps to its builder (e.g. poisson_subsampled(..., steps=T)) or build "
-                         "it with refacct.mechanisms.build")
+        raise InputError("this catalogue entry was made by hand (Dominated(...)) and does not "
+                         "know how to take more steps: compose its terms T times instead")
     return rebuild(T)
 
 

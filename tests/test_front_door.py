@@ -11,8 +11,9 @@ from mpmath import mp
 
 import refacct
 from refacct import Gaussian, Mixture, Pair
-from refacct.mechanisms import (build, gaussian, poisson_subsampled, randomized_response,
-                                MechanismDelta)
+from refacct.mechanisms import (Dominated, build, gaussian, group_poisson, poisson_subsampled,
+                                randomized_response, truncated_poisson, unsampled,
+                                wor_subsampled, MechanismDelta)
 
 from conftest import assert_verified, balle_wang
 
@@ -97,8 +98,8 @@ def test_shuffled_steps_is_the_built_entry():
     (lambda: refacct.hockey_stick(G, 2, method="bracket"), "H_alpha"),
     (lambda: refacct.delta(build(gaussian(1), "shuffle", "zero-out"), 1, method="bracket"),
      "shuffling has no proven-bracket path"),
-    (lambda: refacct.delta(poisson_subsampled(gaussian(1), "1/10", "add-remove"), 1, steps=2),
-     "builder"),
+    (lambda: refacct.delta(Dominated("by hand", (("add", G),), "upper", ()), 1, steps=2),
+     "made by hand"),
 ])
 def test_refusals_name_the_problem(call, words):
     with pytest.raises(ValueError, match=words):
@@ -108,3 +109,35 @@ def test_refusals_name_the_problem(call, words):
 def test_not_a_pair_is_a_type_error():
     with pytest.raises(TypeError, match="expected a Pair"):
         refacct.delta("N(0,1)", 1)
+
+
+RR = randomized_response("3/4")
+
+
+@pytest.mark.parametrize("make, discrete", [
+    (lambda s: unsampled(RR, "add-remove", steps=s), True),
+    (lambda s: poisson_subsampled(RR, "1/2", "add-remove", steps=s), True),
+    (lambda s: wor_subsampled(RR, 10, 3, "substitution", steps=s), True),
+    (lambda s: group_poisson(gaussian(1), "1/10", 2, steps=s), False),
+    (lambda s: truncated_poisson(1, 20, "1/10", 2, steps=s), False),
+], ids=["unsampled", "poisson", "wor", "group", "truncated-poisson"])
+def test_steps_on_an_entry_from_any_builder_is_its_own_steps(make, discrete):
+    """steps = T on a 1-step entry from any builder (not only ``build``) is the builder's
+    own T-step entry: the same terms, so the same exact value where the terms are discrete
+    (refacct.delta(poisson_subsampled(gaussian(1), q), eps, steps=T) was refused)."""
+    one, three = make(1), make(3)
+    assert one.rebuild(3).terms == three.terms
+    route = refacct.api.route(one, 3, method="quadrature")
+    assert route.target.terms == three.terms
+    if discrete:
+        at = Fraction(1, 2)
+        assert (refacct.delta(one, at, steps=3, method="exact").exact
+                == refacct.delta(three, at, method="exact").exact)
+
+
+def test_many_steps_of_a_poisson_entry_route_its_one_step_entry_to_the_brackets():
+    """The DP-SGD query of the module docstring, on an entry from ``poisson_subsampled``:
+    T = 1000 steps go to a proven bracket of the 1-step entry (not built T times)."""
+    one = poisson_subsampled(gaussian(1), "1/1000")
+    route = refacct.api.route(one, 1000)
+    assert route.bracket and route.steps == 1000 and route.target.terms == one.terms

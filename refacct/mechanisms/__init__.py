@@ -4,7 +4,7 @@ adjacency relations (001 Sections 4-7, 002 Sections 2-4, 003 Section 3, 004 Sect
 Builders return a ``Dominated`` entry (terms, tight / upper / lower, provenance); its
 privacy curve is the maximum over its terms, computed by this package's ``delta`` /
 ``epsilon`` / ``hockey_stick``, or through the front door ``refacct.delta`` / ``epsilon`` /
-``hockey_stick`` (any entry, any method, ``steps=`` for entries from ``build``).
+``hockey_stick`` (any entry, any method, ``steps=``).
 
 >>> from refacct.mechanisms import poisson_subsampled, randomized_response, hockey_stick
 >>> rr = poisson_subsampled(randomized_response("3/4"), q="1/2", relation="add-remove", steps=2)

@@ -22,20 +22,22 @@ With a single term the object is also a plain pair for ``refacct.delta`` / ``eps
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import functools
+import inspect
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 
 from .. import hockey, progress
 from ..exact import positive, rational
-from ..pairs import PublicMixture, as_public_mixture
+from ..pairs import PublicMixture, as_public_mixture, steps as check_steps
 from ..result import DeltaResult, EpsilonResult, midpoint_radius
 from ..errors import InputError, InputTypeError
 
 __all__ = ["BOUNDS", "Provenance", "Dominated", "MechanismDelta", "MechanismEpsilon",
            "maximum_epsilon",
-           "delta", "epsilon", "hockey_stick", "maximum", "switch_point"]
+           "delta", "epsilon", "hockey_stick", "maximum", "switch_point", "steppable"]
 
 BOUNDS = ("tight", "upper", "lower")
 
@@ -59,7 +61,8 @@ class Dominated:
 
     ``description`` names the mechanism (base, sampling, relation, steps); ``bound`` is one
     of ``BOUNDS``; ``provenance`` one or more ``Provenance`` records; ``rebuild(k)``, when
-    set (``refacct.mechanisms.build``), is the same mechanism for k times as many steps."""
+    set (by every catalogue builder, ``steppable``), is the same mechanism for k times as
+    many steps."""
 
     description: str
     terms: Tuple[Tuple[str, hockey.PairLike], ...]
@@ -95,6 +98,26 @@ class Dominated:
     @property
     def source(self) -> str:
         return "; ".join(str(p) for p in self.provenance)
+
+
+def steppable(builder: Callable[..., Dominated]) -> Callable[..., Dominated]:
+    """``builder`` (a catalogue builder with a ``steps`` parameter) whose entries carry
+    ``rebuild(k)``: the same call with k times the steps.  So ``refacct.delta(entry, eps,
+    steps=T)`` takes an entry from any builder, and routing reads how the terms depend on
+    the steps from the 1- and 2-step entries without building T steps."""
+    signature = inspect.signature(builder)
+
+    @functools.wraps(builder)
+    def build(*args, **kwargs) -> Dominated:
+        call = signature.bind(*args, **kwargs)
+        call.apply_defaults()
+        entry = builder(*call.args, **call.kwargs)
+        steps = check_steps(call.arguments["steps"], "steps")
+
+        def rebuild(k: int) -> Dominated:
+            return build(**{**call.arguments, "steps": steps * k})
+        return replace(entry, rebuild=rebuild)
+    return build
 
 
 @dataclass(frozen=True, repr=False)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..pairs import steps as check_steps
 from .base import Base
-from .curves import Dominated, Provenance
+from .curves import Dominated, Provenance, steppable
 from .relations import check_relation, directions
 
 __all__ = ["deterministic_batching", "PROP_3_1"]
@@ -20,6 +20,7 @@ PROP_3_1 = Provenance("002 Prop. 3.1 (Balle & Wang Thm 8), tightly dominating pa
                       "002", "Sec. 3")
 
 
+@steppable
 def deterministic_batching(base: Base, relation: str = "zero-out",
                            steps: int = 1) -> Dominated:
     """``steps`` steps of ABLQ_D with ``base`` (the curve is the same for every ``steps``)."""

@@ -21,7 +21,7 @@ from mpmath import mp
 from ..exact import eps_parameter, probability, to_mpf
 from ..pairs import Pair
 from .base import Additive
-from .curves import Dominated, MechanismDelta, Provenance, delta as curve_delta
+from .curves import Dominated, MechanismDelta, Provenance, delta as curve_delta, steppable
 from .relations import check_relation, directions
 from .truncated_poisson import binom_pmf
 from .without_replacement import batch_size
@@ -72,6 +72,7 @@ def _mog(base: Additive, weights, c: int, rel: str, steps: int, desc: str, theor
                      (Provenance(f"003 {theorem}, tight by Sec. 3.3", _PAPER, "Sec. 3"),))
 
 
+@steppable
 def group_poisson(base: Additive, q: object, group: int, relation: str = "add-remove",
                   steps: int = 1) -> Dominated:
     """003 Thm 3.1: sensitivity Binom(K, q) times Delta."""
@@ -81,6 +82,7 @@ def group_poisson(base: Additive, q: object, group: int, relation: str = "add-re
                 "Thm 3.1")
 
 
+@steppable
 def group_fixed_batch(base: Additive, n: int, batch: int, group: int,
                       relation: str = "add-remove", steps: int = 1) -> Dominated:
     """003 Thm 3.3: sensitivity 2 Hypergeom(B, n + K, K) times Delta (datasets of size >= n)."""

@@ -23,7 +23,7 @@ from fractions import Fraction
 from ..distributions import Discrete
 from ..pairs import Pair
 from .base import Base
-from .curves import Dominated, Provenance
+from .curves import Dominated, Provenance, steppable
 from .relations import powered
 from .without_replacement import THM_14, substitution_outputs
 from ..errors import InputError
@@ -53,6 +53,7 @@ def pointwise_max_pair(A: Discrete, B: Discrete) -> Pair:
     return Pair(Discrete(P), Discrete(Q))
 
 
+@steppable
 def wor_substitution_upper(base: Base, n: int, batch: int, steps: int = 1) -> Dominated:
     """k steps of WOR (batch of n) under substitution: an upper bound, (P*, Q*)^k."""
     A, B = substitution_outputs(base, n, batch)

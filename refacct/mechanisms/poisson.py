@@ -21,7 +21,7 @@ from ..distributions import mixture
 from ..exact import probability
 from ..pairs import Pair
 from .base import Additive, Base
-from .curves import Dominated, Provenance
+from .curves import Dominated, Provenance, steppable
 from .relations import check_relation, directions, powered
 from ..errors import InputError
 
@@ -33,6 +33,7 @@ PROP_13 = Provenance("001 Prop. 13 (Koskela et al. pair), tight", "001",
                      "Sec. 7, App. C")
 
 
+@steppable
 def poisson_subsampled(base: Base, q: object, relation: str = "add-remove",
                        steps: int = 1) -> Dominated:
     """k steps of ``base`` on a Poisson(q) batch under ``relation``; see the module

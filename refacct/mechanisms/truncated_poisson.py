@@ -28,7 +28,7 @@ from math import comb
 from ..distributions import Gaussian, mixture
 from ..exact import positive, probability
 from ..pairs import Pair, PublicMixture
-from .curves import Dominated, Provenance
+from .curves import Dominated, Provenance, steppable
 from .relations import check_relation, directions, powered
 from ..errors import InputError, InputTypeError
 
@@ -102,6 +102,7 @@ def _components(sigma: Fraction, sensitivity: Fraction, rel: str, p: Fraction, q
     return Pair(m(p, 1), m(p, 0)), Pair(m(q, 2), m(q, 0))
 
 
+@steppable
 def truncated_poisson(sigma: object, n: int, p_sample: object, max_batch: int,
                       relation: str = "add-remove", steps: int = 1,
                       sensitivity: object = 1) -> Dominated:

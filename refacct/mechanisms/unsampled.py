@@ -8,12 +8,13 @@ distributions of the mechanism on concrete neighbours (001 App. A, App. B.1).
 from __future__ import annotations
 
 from .base import Base
-from .curves import Dominated
+from .curves import Dominated, steppable
 from .relations import check_relation, directions, powered
 
 __all__ = ["unsampled"]
 
 
+@steppable
 def unsampled(base: Base, relation: str = "add-remove", steps: int = 1) -> Dominated:
     """k steps of ``base`` without sampling under ``relation``."""
     rel = check_relation(relation)

@@ -23,7 +23,7 @@ from fractions import Fraction
 from ..distributions import mixture
 from ..pairs import Pair
 from .base import Base
-from .curves import Dominated, Provenance
+from .curves import Dominated, Provenance, steppable
 from .relations import check_relation, directions, mixed_directions
 from ..errors import InputError, InputTypeError
 
@@ -55,6 +55,7 @@ def substitution_outputs(base: Base, n: int, batch: int):
     return mixture([(1 - gamma, sub.P), (gamma, sub.Q)]), sub.P
 
 
+@steppable
 def wor_subsampled(base: Base, n: int, batch: int, relation: str = "add-remove",
                    steps: int = 1) -> Dominated:
     """k steps of ``base`` on a uniformly random batch of ``batch`` out of ``n`` records:
