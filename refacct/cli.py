@@ -321,6 +321,7 @@ def _mechanism(args):
 
 def _cmd_delta(args) -> int:
     method, way = _route(args)
+    _writable(args.exact_file, "--exact-file ")
     if args.alpha is not None:
         key, queries = "alpha", args.alpha
         for a in queries:  # check every query before the first (possibly slow) evaluation
@@ -346,6 +347,7 @@ def _cmd_epsilon(args) -> int:
     if args.exact_shuffle:
         raise InputError("--exact-shuffle is for delta only")
     method, way = _route(args)
+    _writable(args.exact_file, "--exact-file ")
     for d in args.delta:
         probability(d, "delta")
     with progress.deadline(args.time_limit):
@@ -376,14 +378,10 @@ def _cmd_beta(args) -> int:
 
 
 def _cmd_reproduce(args) -> int:
+    _writable(args.markdown, "")
     outcomes = run_all(args.digits)
     print(render_text(outcomes))
-    path = Path(args.markdown)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_markdown(outcomes, args.digits), encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write {args.markdown}: {exc.strerror or exc}") from None
+    _write(args.markdown, "", render_markdown(outcomes, args.digits))
     agree = sum(o.verdict == "yes" for o in outcomes)
     print(f"\n{agree} of {len(outcomes)} rows agree with the papers; "
           f"markdown written to {args.markdown}")
@@ -433,10 +431,24 @@ def _write_exact(path: Optional[str], key: str, queries: Sequence[str], results)
         rows.append({key: q, "exact": None if exact is None else fraction_text(exact),
                      "exact_form": None if form is None else
                      {"A": fraction_text(form[0]), "B": fraction_text(form[1])}})
+    _write(path, "--exact-file ", json.dumps(rows, indent=2) + "\n")
+
+
+def _writable(path: Optional[str], label: str) -> None:
+    """Refuse an output file that cannot be written before computing, not after: create
+    its folder and open it for appending (``label`` names the option in the message)."""
+    if path is not None:
+        _write(path, label, None)
+
+
+def _write(path: str, label: str, text: Optional[str]) -> None:
+    """Write ``text`` to ``path`` (None: only check that it can be written)."""
     try:
-        Path(path).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a" if text is None else "w", encoding="utf-8") as out:
+            out.write(text or "")
     except OSError as exc:
-        raise InputError(f"cannot write --exact-file {path}: {exc.strerror or exc}") from None
+        raise InputError(f"cannot write {label}{path}: {exc.strerror or exc}") from None
 
 
 def _printed(r, digits: int):
