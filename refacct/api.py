@@ -42,6 +42,7 @@ from .errors import InputError, InputTypeError
 from .exact import positive
 from .mechanisms import Dominated, Shuffled
 from .mechanisms import curves
+from .maximum import combine
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
 
 __all__ = ["METHODS", "delta", "epsilon", "hockey_stick", "route", "answer"]
@@ -187,5 +188,4 @@ def _certified(kind: str, target, query, digits: int):
     if not isinstance(target, Dominated):
         return run(target, query, digits=digits)
     results = [(label, run(pair, query, digits=digits)) for label, pair in target.terms]
-    combine = curves.maximum_epsilon if kind == "epsilon" else curves.maximum
-    return combine(results, target.bound)
+    return combine(kind, results, target.bound)

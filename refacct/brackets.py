@@ -42,6 +42,7 @@ from .engines.lattice.aligned import AlignedLoss, aligned_loss
 from .engines.arb import all_cores, arb_ends, fork_is_safe
 from .engines.lattice.loss_cells import Cells, _fraction_mid, one_step_cells
 from . import guards, progress
+from .maximum import combine
 from .exact import eps_parameter, mpf_parts, positive, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
 from .result import (EXACT_EXPONENT_BITS, DeltaResult, EpsilonResult, midpoint_radius,
@@ -516,7 +517,6 @@ def _mechanism(mech, values, many: bool, T: int, kind: str, workers: int, option
     delta, the largest lower end is also a floor below which no term needs relative
     precision.  The remaining terms are bracketed side by side in up to ``workers``
     processes (``_side_by_side``)."""
-    from .mechanisms import curves
     run = delta_bracket if kind == "delta" else epsilon_bracket
     labels = [label for label, _ in mech.terms]
     terms = [term for _, term in mech.terms]
@@ -534,8 +534,7 @@ def _mechanism(mech, values, many: bool, T: int, kind: str, workers: int, option
         for i, results in zip(needed, done):
             per_term[i] = results
     per_term = list(zip(labels, per_term))
-    combine = curves.maximum if kind == "delta" else curves.maximum_epsilon
-    results = [combine([(label, res[i]) for label, res in per_term], mech.bound)
+    results = [combine(kind, [(label, res[i]) for label, res in per_term], mech.bound)
                for i in range(len(values))]
     return results if many else results[0]
 

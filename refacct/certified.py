@@ -37,8 +37,8 @@ from mpmath import mp
 
 from . import guards
 from .exact import eps_parameter, to_mpf
-from .hockey import PairLike, _alpha_or_eps, _delta_target, _digits, _mixture
-from .pairs import Pair
+from .hockey import _alpha_or_eps, _delta_target, _digits, _mixture
+from .pairs import Pair, PairLike
 from .result import DeltaResult, EpsilonResult
 
 from .engines import arb as _arb

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from typing import Optional, Tuple, Union
+from typing import Optional, Tuple
 
 import flint
 import mpmath
@@ -38,13 +38,12 @@ from . import brackets, guards, progress
 from .engines.quadrature.onestep import onestep, resolution_bits, supports
 from .engines.quadrature.verify import two_evaluations
 from .exact import MAX_ABS_EPS, eps_parameter, rational, reduced, to_mpf
-from .pairs import Composition, Pair, PublicMixture, as_public_mixture
+from .pairs import Composition, Pair, PairLike, PublicMixture, as_public_mixture
 from .result import DeltaResult, EpsilonResult, midpoint_radius, time_limited
 from .errors import InputError, InputTypeError
 
 __all__ = ["hockey_stick", "delta", "epsilon", "PairLike"]
 
-PairLike = Union[Pair, Composition, PublicMixture]
 
 MAX_DIGITS = 1000
 STAGE_DIGITS = 6

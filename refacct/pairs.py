@@ -26,7 +26,7 @@ from .distributions import Continuous, Discrete
 from .exact import count_vectors, probability, sum_exactly
 from .errors import InputError, InputTypeError
 
-__all__ = ["Pair", "Composition", "PublicMixture", "as_public_mixture", "steps"]
+__all__ = ["Pair", "Composition", "PublicMixture", "PairLike", "as_public_mixture", "steps"]
 
 
 def steps(k: object, name: str = "k") -> int:
@@ -176,6 +176,9 @@ class PublicMixture:
                     factors.update({p: m * n for p, m in comp.factors})
             terms.append((weight, Composition._canonical(factors)))
         return PublicMixture(terms)
+
+
+PairLike = Union[Pair, Composition, PublicMixture]
 
 
 def as_public_mixture(x) -> PublicMixture:

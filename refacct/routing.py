@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Sequence, Tuple
 
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
 from .engines.quadrature.shift import shift_squared

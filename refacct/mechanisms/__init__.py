@@ -13,8 +13,9 @@ privacy curve is the maximum over its terms, computed by this package's ``delta`
 """
 from .base import Additive, Base, discrete, gaussian, laplace, randomized_response
 from .catalogue import FAMILIES, SAMPLINGS, Shuffled, base_mechanism, build
-from .curves import (BOUNDS, Dominated, MechanismDelta, MechanismEpsilon, Provenance, delta,
-                     epsilon, hockey_stick)
+from ..maximum import MechanismDelta, MechanismEpsilon
+from .curves import delta, epsilon, hockey_stick
+from .entry import BOUNDS, Dominated, Provenance
 from .deterministic import deterministic_batching
 from .group import group_fixed_batch, group_poisson, vadhan_delta
 from .pointwise_max import pointwise_max_pair, wor_substitution_upper

@@ -28,7 +28,7 @@ from typing import Iterable, Optional, Tuple
 from ..distributions import Continuous, Discrete, Gaussian, Laplace, mixture
 from ..exact import positive, probability
 from ..pairs import Pair
-from .curves import Provenance
+from .entry import Provenance
 from ..errors import InputError, InputTypeError
 
 __all__ = ["Base", "Additive", "gaussian", "laplace", "randomized_response", "discrete"]

@@ -8,7 +8,8 @@ from typing import Optional, Union
 
 from . import shuffle
 from .base import Base, gaussian, laplace, randomized_response
-from .curves import Dominated, maximum
+from ..maximum import maximum
+from .entry import Dominated
 from .deterministic import deterministic_batching
 from .group import group_fixed_batch, group_poisson
 from .poisson import poisson_subsampled

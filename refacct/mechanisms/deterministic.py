@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..pairs import steps as check_steps
 from .base import Base
-from .curves import Dominated, Provenance, steppable
+from .entry import Dominated, Provenance, steppable
 from .relations import check_relation, directions
 
 __all__ = ["deterministic_batching", "PROP_3_1"]

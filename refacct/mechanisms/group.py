@@ -21,7 +21,9 @@ from mpmath import mp
 from ..exact import eps_parameter, probability, to_mpf
 from ..pairs import Pair
 from .base import Additive
-from .curves import Dominated, MechanismDelta, Provenance, delta as curve_delta, steppable
+from ..maximum import MechanismDelta
+from .curves import delta as curve_delta
+from .entry import Dominated, Provenance, steppable
 from .relations import check_relation, directions
 from .truncated_poisson import binom_pmf
 from .without_replacement import batch_size

@@ -23,7 +23,7 @@ from fractions import Fraction
 from ..distributions import Discrete
 from ..pairs import Pair
 from .base import Base
-from .curves import Dominated, Provenance, steppable
+from .entry import Dominated, Provenance, steppable
 from .relations import powered
 from .without_replacement import THM_14, substitution_outputs
 from ..errors import InputError

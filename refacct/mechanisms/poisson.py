@@ -21,7 +21,7 @@ from ..distributions import mixture
 from ..exact import probability
 from ..pairs import Pair
 from .base import Additive, Base
-from .curves import Dominated, Provenance, steppable
+from .entry import Dominated, Provenance, steppable
 from .relations import check_relation, directions, powered
 from ..errors import InputError
 

@@ -28,7 +28,7 @@ from math import comb
 from ..distributions import Gaussian, mixture
 from ..exact import positive, probability
 from ..pairs import Pair, PublicMixture
-from .curves import Dominated, Provenance, steppable
+from .entry import Dominated, Provenance, steppable
 from .relations import check_relation, directions, powered
 from ..errors import InputError, InputTypeError
 

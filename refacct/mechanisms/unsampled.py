@@ -8,7 +8,7 @@ distributions of the mechanism on concrete neighbours (001 App. A, App. B.1).
 from __future__ import annotations
 
 from .base import Base
-from .curves import Dominated, steppable
+from .entry import Dominated, steppable
 from .relations import check_relation, directions, powered
 
 __all__ = ["unsampled"]

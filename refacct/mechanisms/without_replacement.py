@@ -23,7 +23,7 @@ from fractions import Fraction
 from ..distributions import mixture
 from ..pairs import Pair
 from .base import Base
-from .curves import Dominated, Provenance, steppable
+from .entry import Dominated, Provenance, steppable
 from .relations import check_relation, directions, mixed_directions
 from ..errors import InputError, InputTypeError
 

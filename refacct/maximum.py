@@ -1,0 +1,110 @@
+"""The privacy curve of a catalogue entry is the maximum over its terms (001 Sec. 5):
+
+    delta(eps) = max_i delta_i(eps),   eps(delta) = max_i eps_i(delta)
+
+(max_i delta_i(eps) <= delta iff every delta_i(eps) <= delta).  Error bounds: |max_i v_i -
+max_i t_i| <= max_i |v_i - t_i|, so the bound of the maximum is the largest term bound; of
+enclosed values, the maximum lies in [max of lower ends, max of upper ends].  Every engine
+that answers a catalogue entry term by term combines here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, List, Sequence, Tuple, Union
+
+from . import progress
+from .result import DeltaResult, EpsilonResult, midpoint_radius
+
+__all__ = ["MechanismDelta", "MechanismEpsilon", "maximum", "maximum_epsilon", "combine",
+           "over_terms"]
+
+
+@dataclass(frozen=True, repr=False)
+class MechanismDelta(DeltaResult):
+    """``DeltaResult`` of a maximum of terms: ``attained_by`` names the term(s) that can
+    attain the maximum within the error bounds, ``bound`` is tight / upper / lower and
+    ``terms`` holds every (label, DeltaResult)."""
+
+    attained_by: str = ""
+    bound: str = "tight"
+    terms: Tuple[Tuple[str, DeltaResult], ...] = ()
+
+
+@dataclass(frozen=True, repr=False)
+class MechanismEpsilon(EpsilonResult):
+    """``EpsilonResult`` of a maximum of curves: eps = max_i eps_i(delta)."""
+
+    attained_by: str = ""
+    bound: str = "tight"
+    terms: Tuple[Tuple[str, EpsilonResult], ...] = ()
+
+
+def _attained(results: Sequence[Tuple[str, object]]):
+    """(best result, labels that may attain the max): a term attains it unless its upper
+    end v + e lies below the best lower end."""
+    best_label, best = max(results, key=lambda lr: lr[1].value)
+    floor = best.value - best.abs_error
+    labels = [label for label, r in results if r.value + r.abs_error >= floor]
+    return best, " = ".join(labels) if len(labels) > 1 else best_label
+
+
+def maximum(results: Sequence[Tuple[str, DeltaResult]], bound: str) -> MechanismDelta:
+    """The maximum of labelled ``DeltaResult``s (one eps or alpha) as a ``MechanismDelta``
+    labelled ``bound``."""
+    return _combine(bound, list(results), MechanismDelta, _delta_extra)
+
+
+def maximum_epsilon(results: Sequence[Tuple[str, EpsilonResult]],
+                    bound: str) -> MechanismEpsilon:
+    """eps of the maximum of labelled curves, max_i eps_i(delta), as a
+    ``MechanismEpsilon`` labelled ``bound``."""
+    return _combine(bound, list(results), MechanismEpsilon, _epsilon_extra)
+
+
+def _combine(bound: str, results, cls, extra):
+    best, attained = _attained(results)
+    err = max(r.abs_error for _, r in results)
+    method = best.method if len(results) == 1 else (
+        best.method + f"; max over {len(results)} terms ({', '.join(n for n, _ in results)})")
+    fields = dict(value=best.value, abs_error=err, method=method, digits=best.digits,
+                  attained_by=attained, bound=bound, terms=tuple(results),
+                  time_limited=any(r.time_limited for _, r in results))
+    if all(r.enclosure for _, r in results):
+        # max of enclosed values lies in [max of lower ends, max of upper ends]
+        ends = (max(r.lower for _, r in results), max(r.upper for _, r in results))
+        value, err = midpoint_radius(*ends)
+        fields.update(value=value, abs_error=err, enclosure=ends,
+                      proven=all(r.proven for _, r in results))
+    fields.update(extra(best, results))
+    if " = " in attained:  # a tie: the exact form of one term does not describe the max
+        fields["exact_form"] = None
+    return cls(**fields)
+
+
+def _delta_extra(best: DeltaResult, results) -> dict:
+    exacts = [r.exact for _, r in results]
+    exact = max(exacts) if all(e is not None for e in exacts) else None
+    return dict(alpha=best.alpha, eps=best.eps, exact=exact, exact_form=best.exact_form)
+
+
+def _epsilon_extra(best: EpsilonResult, results) -> dict:
+    return dict(delta_target=best.delta_target, exact_form=best.exact_form)
+
+
+def combine(kind: str, results: Sequence[Tuple[str, object]], bound: str):
+    """``maximum`` of labelled results for ``kind`` "delta" or "alpha", ``maximum_epsilon``
+    for "epsilon"."""
+    return (maximum_epsilon if kind == "epsilon" else maximum)(results, bound)
+
+
+def over_terms(entry, kind: str, run: Callable, queries) -> Union[object, List[object]]:
+    """``run(pair, query)`` for every term of the catalogue entry ``entry`` (its ``terms``
+    and ``bound``) and every query (one or a list: then a list), each with its share of a
+    time limit, maximised per query (``combine``)."""
+    single = not isinstance(queries, (list, tuple))
+    qs = [queries] if single else list(queries)
+    per_term = [(label, [run(pair, q) for q in progress.shared(qs)])
+                for label, pair in progress.shared(entry.terms)]
+    out = [combine(kind, [(label, rs[i]) for label, rs in per_term], entry.bound)
+           for i in range(len(qs))]
+    return out[0] if single else out
