@@ -3,14 +3,12 @@ the public constructors, numbers stay exact, and every bad input is a ValueError
 message names the offending entry."""
 from __future__ import annotations
 
-import doctest
 import json
 from fractions import Fraction
 
 import pytest
 from hypothesis import given, strategies as st
 
-import refacct.spec
 from refacct import Composition, Discrete, Gaussian, Laplace, Mixture, Pair
 from refacct.spec import SpecError, load_pair, load_pair_file, loads
 
@@ -114,11 +112,6 @@ def test_load_pair_file(tmp_path):
     path.write_text(json.dumps(GOOD), encoding="utf-8")
     assert load_pair_file(path) == load_pair(GOOD)
     assert load_pair_file(str(path)) == load_pair(GOOD)
-
-
-def test_doctests():
-    result = doctest.testmod(refacct.spec)
-    assert result.attempted > 0 and result.failed == 0
 
 
 # --- bad specs: each message names the offending entry ------------------------------------

@@ -1,12 +1,14 @@
 """``DpAccountant``: refacct behind dp_accounting's ``PrivacyAccountant`` interface.
 
-    >>> import dp_accounting as dpa                                    # doctest: +SKIP
-    >>> from refacct.accountants import DpAccountant
-    >>> acc = DpAccountant()                           # ADD_OR_REMOVE_ONE
-    >>> acc.compose(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0)), 1000)
-    >>> acc.get_epsilon(1e-5)                          # a proven upper end, rounded up
-    >>> acc.epsilon_result(1e-5).proven                # True here: a bracket (1000 steps)
-    >>> acc.epsilon_result(1e-5)                       # refacct's full result
+Usage (a sketch, not a doctest: it needs the peer installed)::
+
+    import dp_accounting as dpa
+    from refacct.accountants import DpAccountant
+    acc = DpAccountant()                           # ADD_OR_REMOVE_ONE
+    acc.compose(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0)), 1000)
+    acc.get_epsilon(1e-5)                          # a proven upper end, rounded up
+    acc.epsilon_result(1e-5).proven                # True here: a bracket (1000 steps)
+    acc.epsilon_result(1e-5)                       # refacct's full result
 
 Events are read by ``refacct.accountants.vocabulary`` and kept in a ``Ledger``
 (``refacct.accountants.ledger``: how compositions are formed, what the floats returned

@@ -1,11 +1,13 @@
 """``OpacusAccountant``: refacct behind Opacus's ``IAccountant`` interface.
 
-    >>> from opacus import PrivacyEngine                               # doctest: +SKIP
-    >>> from refacct.accountants import OpacusAccountant
-    >>> engine = PrivacyEngine()
-    >>> engine.accountant = OpacusAccountant()         # before make_private
-    >>> model, optimizer, loader = engine.make_private(...)
-    >>> engine.get_epsilon(1e-5)                       # a proven upper end, rounded up
+Usage (a sketch, not a doctest: it needs the peer installed and a model)::
+
+    from opacus import PrivacyEngine
+    from refacct.accountants import OpacusAccountant
+    engine = PrivacyEngine()
+    engine.accountant = OpacusAccountant()         # before make_private
+    model, optimizer, loader = engine.make_private(...)
+    engine.get_epsilon(1e-5)                       # a proven upper end, rounded up
 
 Opacus records one (noise_multiplier, sample_rate) per optimizer step (its DP-SGD with
 Poisson sampling, add-or-remove adjacency); each run of equal steps is the catalogue's
