@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import refacct  # noqa: E402
 from refacct import mechanisms  # noqa: E402
+from refacct.derived import vadhan_delta  # noqa: E402
 from refacct.result import format_mpf, printed  # noqa: E402, F401 (format_mpf: for the notebooks)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -153,7 +154,7 @@ def vadhan_epsilon(delta: str, digits: int, sigma: str, q: str, group: int):
     target = Fraction(delta)
 
     def above(eps: Fraction) -> bool:
-        r = mechanisms.vadhan_delta(example, group, eps, digits=digits)
+        r = vadhan_delta(example, group, eps, digits=digits)
         value, err = _exact(r.value), _exact(r.abs_error)
         if value - err > target:
             return True

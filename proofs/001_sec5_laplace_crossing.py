@@ -7,7 +7,7 @@ the PLD atom -ln(0.1 + 0.9/e) that 001 mentions fixes scale 1 and q = 9/10).  Do
 pairs (001 Thm 10.1 / Prop. 9.1): add = (Lap(0, 1), A), remove = (A, Lap(0, 1)),
 A = 1/10 Lap(0, 1) + 9/10 Lap(1, 1); each composed twice on its own.
 
-Method: refacct.mechanisms.switch_point bisects on verified values (a sign counts only when
+Method: refacct.derived.switch_point bisects on verified values (a sign counts only when
 |delta_add - delta_remove| exceeds the sum of the two error bounds) down to a bracket
 [a, b] of width 1e-12; both curves are then re-evaluated at a and at b and printed with
 their bounds: add > remove at a, add < remove at b, each decided by the bounds.
@@ -17,7 +17,7 @@ from __future__ import annotations
 from _common import claim, done, separated, shown
 from refacct import delta
 from refacct.mechanisms import laplace, poisson_subsampled
-from refacct.mechanisms.curves import switch_point
+from refacct.derived import switch_point
 from refacct.result import format_mpf
 
 
@@ -38,7 +38,7 @@ def main() -> None:
               "verified values: the difference exceeds the sum of the error bounds")
     claim(b - a <= 1e-12, f"k = 2: the crossing lies in [{format_mpf(a, 15)}, "
           f"{format_mpf(b, 15)}], i.e. eps* = 0.6975071127 to 10 digits",
-          "bisection on verified signs (refacct.mechanisms.curves.switch_point), exact "
+          "bisection on verified signs (refacct.derived.switch_point), exact "
           "rational bracket of width <= 1e-12")
     for eps in ("0.25", "0.5", "0.75"):
         add, remove = both(one, eps)

@@ -22,7 +22,7 @@ from fractions import Fraction
 from _common import claim, done, separated, shown
 from refacct import delta
 from refacct.mechanisms import laplace, wor_subsampled
-from refacct.mechanisms.curves import switch_point
+from refacct.derived import switch_point
 from refacct.result import format_mpf
 
 DIGITS = 12

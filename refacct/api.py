@@ -37,12 +37,11 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from . import hockey, progress, routing
+from . import certified, hockey, progress, routing
 from .errors import InputError, InputTypeError
 from .exact import positive
 from .mechanisms import Dominated, Shuffled
-from .mechanisms import curves
-from .maximum import combine
+from .maximum import over_terms
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
 
 __all__ = ["METHODS", "delta", "epsilon", "hockey_stick", "route", "answer"]
@@ -170,22 +169,8 @@ def _one(kind: str, target, query, digits: int, method: str):
         if kind == "delta":
             return target.delta(query, digits=digits, exact=method == "exact")
         return target.epsilon(query, digits=digits)
-    if method == "certified":
-        return _certified(kind, target, query, digits)
+    engine = certified if method == "certified" else hockey
+    run = {"delta": engine.delta, "epsilon": engine.epsilon, "alpha": engine.hockey_stick}[kind]
     if isinstance(target, Dominated):
-        run = {"delta": curves.delta, "epsilon": curves.epsilon,
-               "alpha": curves.hockey_stick}[kind]
-        return run(target, query, digits=digits)
-    run = {"delta": hockey.delta, "epsilon": hockey.epsilon, "alpha": hockey.hockey_stick}[kind]
+        return over_terms(target, kind, lambda pair, q: run(pair, q, digits=digits), query)
     return run(target, query, digits=digits)
-
-
-def _certified(kind: str, target, query, digits: int):
-    """refacct.certified on a pair, or on each term of a catalogue entry (maximised)."""
-    from . import certified
-    run = {"delta": certified.delta, "epsilon": certified.epsilon,
-           "alpha": certified.hockey_stick}[kind]
-    if not isinstance(target, Dominated):
-        return run(target, query, digits=digits)
-    results = [(label, run(pair, query, digits=digits)) for label, pair in target.terms]
-    return combine(kind, results, target.bound)

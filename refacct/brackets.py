@@ -440,7 +440,7 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
     ``delta`` is one value or a sequence (a list of results is returned).  ``width``:
     refined until upper - lower <= width (absolute, in eps) for every delta.  Catalogue
     entries give a ``MechanismEpsilon``: eps of a maximum of curves is the maximum of the
-    eps (``refacct.mechanisms.curves``).  ``time_limit``, ``workers``: as for
+    eps (``refacct.maximum``).  ``time_limit``, ``workers``: as for
     ``delta_bracket``.
     """
     many = not isinstance(delta, (int, str, Fraction, float)) and hasattr(delta, "__iter__")

@@ -46,6 +46,7 @@ from mpmath import mp
 from . import __version__, mechanisms
 from .distributions import Discrete, Gaussian
 from .api import delta, epsilon, hockey_stick
+from .derived import vadhan_delta
 from .mechanisms.truncated_poisson import prob_no_truncation, q_trunc, q_trunc_sum
 from .pairs import Composition, Pair
 from .exact import mpf_parts
@@ -143,7 +144,7 @@ def difference(a: Result, b: Result, digits: int, method: str) -> Derived:
 def lead(mech: "mechanisms.Dominated", winner: str, eps, digits: int) -> Derived:
     """delta_winner(eps) - max over the other terms of delta_term(eps), for the terms of one
     catalogue entry (> 0: ``winner`` alone attains the maximum at eps).  The max of the
-    others has the largest of their bounds (refacct.mechanisms.curves)."""
+    others has the largest of their bounds (refacct.maximum)."""
     terms = dict(delta(mech, eps, digits=digits).terms)
     mine = terms.pop(winner)
     best = max(terms.values(), key=lambda r: r.value)
@@ -299,7 +300,7 @@ def _group_gain(K: int) -> Callable[[int], Derived]:
     group = mechanisms.group_poisson(base, "1/100", K, "add-remove", 1)
 
     def compute(digits: int) -> Derived:
-        baseline = mechanisms.vadhan_delta(example, K, 1, digits=digits)
+        baseline = vadhan_delta(example, K, 1, digits=digits)
         tight = delta(group, 1, digits=digits)
         return difference(baseline, tight, digits,
                           "Vadhan's K e^ε δ_1(ε/K) minus the MoG curve (003 Thm 3.1); "

@@ -71,7 +71,7 @@ class Dominated:
             labels = ", ".join(label for label, _ in self.terms)
             raise InputTypeError(
                 f"{self.description} has {len(self.terms)} terms ({labels}) whose maximum is "
-                "the curve; use refacct.mechanisms.delta / epsilon / hockey_stick")
+                "the curve; use refacct.delta / epsilon / hockey_stick")
         return as_public_mixture(self.terms[0][1])
 
     def term(self, label: str) -> "Dominated":

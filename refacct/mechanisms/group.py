@@ -16,20 +16,17 @@ from __future__ import annotations
 from fractions import Fraction
 from math import comb
 
-from mpmath import mp
 
-from ..exact import eps_parameter, probability, to_mpf
+from ..exact import probability
 from ..pairs import Pair
 from .base import Additive
-from ..maximum import MechanismDelta
-from .curves import delta as curve_delta
 from .entry import Dominated, Provenance, steppable
 from .relations import check_relation, directions
 from .truncated_poisson import binom_pmf
 from .without_replacement import batch_size
 from ..errors import InputError, InputTypeError
 
-__all__ = ["group_poisson", "group_fixed_batch", "hypergeom_pmf", "vadhan_delta"]
+__all__ = ["group_poisson", "group_fixed_batch", "hypergeom_pmf", "group_size"]
 
 _PAPER = "003"
 
@@ -42,7 +39,7 @@ _PAPER = "003"
 MAX_GROUP = 500
 
 
-def _group(K: object, mixture: bool = False) -> int:
+def group_size(K: object, mixture: bool = False) -> int:
     """K, checked; ``mixture``: the pair is a mixture of K + 1 components (``MAX_GROUP``)."""
     if isinstance(K, bool) or not isinstance(K, int):
         raise InputTypeError(f"group must be an int, got {K!r}")
@@ -54,7 +51,7 @@ def _group(K: object, mixture: bool = False) -> int:
             f"group must be <= {MAX_GROUP} under sampling, got {K}: its pair is a mixture of "
             f"{K + 1} Gaussians, whose closed form would take about {hours:.3g} hours "
             f"(K^2 / 5000 s); for larger groups Vadhan's conversion "
-            f"(refacct.mechanisms.vadhan_delta) gives an upper bound")
+            f"(refacct.derived.vadhan_delta) gives an upper bound")
     return K
 
 
@@ -78,7 +75,7 @@ def _mog(base: Additive, weights, c: int, rel: str, steps: int, desc: str, theor
 def group_poisson(base: Additive, q: object, group: int, relation: str = "add-remove",
                   steps: int = 1) -> Dominated:
     """003 Thm 3.1: sensitivity Binom(K, q) times Delta."""
-    q, K = probability(q, "q"), _group(group, mixture=True)
+    q, K = probability(q, "q"), group_size(group, mixture=True)
     weights = [binom_pmf(K, q, m) for m in range(K + 1)]
     return _mog(base, weights, 1, relation, steps, f"Poisson q = {q}, group K = {K}",
                 "Thm 3.1")
@@ -89,22 +86,7 @@ def group_fixed_batch(base: Additive, n: int, batch: int, group: int,
                       relation: str = "add-remove", steps: int = 1) -> Dominated:
     """003 Thm 3.3: sensitivity 2 Hypergeom(B, n + K, K) times Delta (datasets of size >= n)."""
     batch_size(n, batch)
-    K = _group(group, mixture=True)
+    K = group_size(group, mixture=True)
     weights = [hypergeom_pmf(batch, n + K, K, m) for m in range(K + 1)]
     return _mog(base, weights, 2, relation, steps,
                 f"fixed batch {batch}, n = {n}, group K = {K}", "Thm 3.3")
-
-
-def vadhan_delta(example: Dominated, group: int, eps: object, *,
-                 digits: int = 20) -> MechanismDelta:
-    """Vadhan's group conversion (003 Lemma 1.1) at group level eps:
-    K e^eps delta_1(eps / K), with delta_1 refacct's example-level curve of ``example``."""
-    K = _group(group)
-    eps = eps_parameter(eps)
-    one = curve_delta(example, eps / K, digits=digits)
-    with mp.workdps(digits + 10):
-        factor = K * mp.exp(to_mpf(eps))
-        return MechanismDelta(
-            factor * one.value, factor * one.abs_error,
-            one.method + f"; Vadhan group conversion K e^eps delta_1(eps/K), K = {K}",
-            digits, eps=eps, attained_by=one.attained_by, bound="upper", terms=one.terms)
