@@ -132,8 +132,8 @@ def curves(points: Iterable[dict], **fixed) -> list:
 def shuffle_delta(eps: str, digits: int, sigma: str, steps: int, exact: bool = False,
                   swap: bool = False):
     """002's shuffle pair: H(P_S || Q_S) itself (``exact``, T <= 3; ``swap`` for Q_S || P_S)
-    or the eq. (7) lower bound on delta_S (refacct.mechanisms.shuffle)."""
-    from refacct.mechanisms import shuffle
+    or the eq. (7) lower bound on delta_S (refacct.shuffle)."""
+    from refacct import shuffle
     if exact:
         return shuffle.shuffle_exact(sigma, steps, eps, digits=digits, swap=swap)
     return shuffle.shuffle_lower_bound(sigma, steps, eps, digits=digits)

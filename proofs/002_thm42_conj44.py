@@ -6,7 +6,7 @@ pair, H(P_S || Q_S) <= delta_D, on a grid of eps.
 Curves (002 Sec. 2-3, zero-out = add-remove analysis for Poisson):
 delta_D = H(N(1, s^2) || N(0, s^2)) (symmetric pair, 002 Prop. 3.1);
 delta_P = max(add, remove) of refacct.mechanisms.poisson_subsampled(gaussian(s), 1/T), T steps;
-H(P_S || Q_S), H(Q_S || P_S): refacct.mechanisms.shuffle.shuffle_exact (002 eqs. (1)-(2)).
+H(P_S || Q_S), H(Q_S || P_S): refacct.shuffle.shuffle_exact (002 eqs. (1)-(2)).
 
 Method: every comparison is decided by verified values (the gap exceeds the sum of the two
 error bounds).  The switch point is bracketed by bisection on verified signs
@@ -29,7 +29,7 @@ import refacct
 from refacct.derived import switch_point
 from refacct.mechanisms import (Dominated, deterministic_batching, gaussian,
                                 poisson_subsampled)
-from refacct.mechanisms.shuffle import shuffle_exact
+from refacct.shuffle import shuffle_exact
 from refacct.result import format_mpf
 
 SIGMA = "0.3"

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from . import certified, hockey, progress, routing
+from . import certified, hockey, progress, routing, shuffle
 from .errors import InputError, InputTypeError
 from .exact import positive
 from .mechanisms import Dominated, Shuffled
@@ -161,14 +161,22 @@ def _bracketed(way: routing.Route, kind: str, queries: Sequence, width):
         raise InputError(f"proven-bracket path ({way.reason}): {exc}") from None
 
 
+def _shuffled(kind: str, target: Shuffled, query, digits: int, exact: bool):
+    """002's lower bounds (``refacct.shuffle``): eq. (7) maximised over C, or with ``exact``
+    (steps <= 3) the pair itself in both orders."""
+    if kind == "alpha":
+        raise InputError("a shuffled entry answers delta at eps and eps at delta, not H_alpha")
+    if kind == "epsilon":
+        return shuffle.shuffle_lower_bound_epsilon(target.sigma, target.steps, query,
+                                                   digits=digits)
+    run = shuffle.shuffle_both_orders if exact else shuffle.shuffle_lower_bound
+    return run(target.sigma, target.steps, query, digits=digits)
+
+
 def _one(kind: str, target, query, digits: int, method: str):
     """One query by the standard engines, the certified ones or a shuffled entry's bounds."""
     if isinstance(target, Shuffled):
-        if kind == "alpha":
-            raise InputError("a shuffled entry answers delta at eps and eps at delta, not H_alpha")
-        if kind == "delta":
-            return target.delta(query, digits=digits, exact=method == "exact")
-        return target.epsilon(query, digits=digits)
+        return _shuffled(kind, target, query, digits, method == "exact")
     engine = certified if method == "certified" else hockey
     run = {"delta": engine.delta, "epsilon": engine.epsilon, "alpha": engine.hockey_stick}[kind]
     if isinstance(target, Dominated):

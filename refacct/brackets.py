@@ -43,6 +43,7 @@ from .engines.arb import all_cores, arb_ends, fork_is_safe
 from .engines.lattice.loss_cells import Cells, _fraction_mid, one_step_cells
 from . import guards, progress
 from .maximum import combine
+from .mechanisms.entry import Dominated
 from .exact import eps_parameter, mpf_parts, positive, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
 from .result import (EXACT_EXPONENT_BITS, DeltaResult, EpsilonResult, midpoint_radius,
@@ -370,7 +371,7 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
     floor = to_mpf(floor)
     _check_lattice_cap(max_lattice)
     check_steps(workers, "workers")  # processes: an int >= 1
-    if hasattr(x, "terms") and hasattr(x, "bound"):
+    if isinstance(x, Dominated):
         with progress.deadline(time_limit):
             return _mechanism(x, values, many, T, "delta", workers,
                               {"rel_width": rel_width, "max_lattice": max_lattice})
@@ -452,7 +453,7 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
     target = to_mpf(positive(width, "width"))
     _check_lattice_cap(max_lattice)
     check_steps(workers, "workers")  # processes: an int >= 1
-    if hasattr(x, "terms") and hasattr(x, "bound"):
+    if isinstance(x, Dominated):
         with progress.deadline(time_limit):
             return _mechanism(x, values, many, T, "epsilon", workers,
                               {"width": width, "max_lattice": max_lattice})

@@ -43,7 +43,7 @@ from typing import Callable, List, Optional, Sequence, Union
 import mpmath
 from mpmath import mp
 
-from . import __version__, mechanisms
+from . import __version__, mechanisms, shuffle
 from .distributions import Discrete, Gaussian
 from .api import delta, epsilon, hockey_stick
 from .derived import vadhan_delta
@@ -254,9 +254,8 @@ _SEC7_NOTE = ("WOR, n = 2, b = 1, Laplace scale 2, two steps (001 Sec. 7): terms
 def _shuffle(section: str, sigma: str, T: int, at: str, printed: str, quote: str, *,
              epsilon: bool = False, expect: str = "yes", note: str = "") -> Reproduction:
     """A row "delta_S(eps = at) >= printed" (or "eps_S(delta = at) >= printed" with
-    ``epsilon``) from 002 eq. (7) with T steps (refacct.mechanisms.shuffle)."""
+    ``epsilon``) from 002 eq. (7) with T steps (refacct.shuffle)."""
     def compute(digits: int) -> Result:
-        from .mechanisms import shuffle
         fn = shuffle.shuffle_lower_bound_epsilon if epsilon else shuffle.shuffle_lower_bound
         return fn(sigma, T, at, digits=digits)
     quantity = (f"ε_S(δ = {at})" if epsilon else f"δ_S(ε = {at})") + \

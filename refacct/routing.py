@@ -39,6 +39,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable, List, Sequence, Tuple
 
+from .mechanisms import Dominated, Shuffled
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
 from .engines.quadrature.shift import shift_squared
 from .errors import InputError, InputTypeError
@@ -70,7 +71,7 @@ class Route:
 
 def _terms(x) -> Tuple:
     """The pairs whose maximum is the curve: a catalogue entry's terms, or x itself."""
-    return tuple(pair for _, pair in x.terms) if hasattr(x, "bound") else (x,)
+    return tuple(pair for _, pair in x.terms) if isinstance(x, Dominated) else (x,)
 
 
 def _factors(pair) -> Tuple[Tuple[Pair, int], ...]:
@@ -153,7 +154,7 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
     T = check_steps(steps, "steps")
     _check_total(T, bracket=False)
     one = make(1)
-    if not hasattr(one, "terms"):  # Shuffled: lower bounds by formula, no pair to bracket
+    if isinstance(one, Shuffled):  # lower bounds by formula, no pair to bracket
         if force:
             raise InputError("shuffling has no proven-bracket path: its curve is 002's lower "
                              "bound, not a pair")

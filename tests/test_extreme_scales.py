@@ -237,7 +237,7 @@ def test_shuffle_and_certified_results_pass_the_range_guard(monkeypatch):
     and an enclosure below 0 are refused."""
     from refacct import certified
     from refacct.engines.arb import arb
-    from refacct.mechanisms import shuffle
+    from refacct import shuffle
     monkeypatch.setattr(shuffle, "_lower_bound", lambda s, T, e, digits: (
         mp.mpf("1.5"), mp.mpf("1e-20"), F(2), mp.zero, mp.zero))
     with pytest.raises(ArithmeticError, match="guard failed: max_C E_C"):

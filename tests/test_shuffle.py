@@ -1,4 +1,4 @@
-"""ABLQ_S (refacct.mechanisms.shuffle): the E_C bound of 002 eq. (7) maximised over real C,
+"""ABLQ_S (refacct.shuffle): the E_C bound of 002 eq. (7) maximised over real C,
 its eps version, and H(P_S || Q_S) of 002 eqs. (1)-(2) for T <= 3.
 
 Oracles, none of them computed by the module under test:
@@ -28,8 +28,8 @@ from fractions import Fraction
 import pytest
 from mpmath import mp
 
-from refacct.mechanisms.shuffle import (shuffle_event_bound, shuffle_exact,
-                                        shuffle_lower_bound, shuffle_lower_bound_epsilon)
+from refacct.shuffle import (shuffle_event_bound, shuffle_exact, shuffle_lower_bound,
+                             shuffle_lower_bound_epsilon)
 
 from conftest import assert_verified, balle_wang, mpq, oracle_agree
 

@@ -22,8 +22,6 @@ from .group import group_fixed_batch, group_poisson
 from .pointwise_max import pointwise_max_pair, wor_substitution_upper
 from .poisson import poisson_subsampled
 from .relations import RELATIONS
-from .shuffle import (shuffle_event_bound, shuffle_exact, shuffle_lower_bound,
-                      shuffle_lower_bound_epsilon)
 from .truncated_poisson import q_trunc, q_trunc_sum, truncated_poisson
 from .unsampled import unsampled
 from .without_replacement import wor_subsampled
@@ -35,6 +33,5 @@ __all__ = [
     "wor_substitution_upper", "pointwise_max_pair",
     "truncated_poisson", "q_trunc", "q_trunc_sum",
     "group_poisson", "group_fixed_batch",
-    "shuffle_lower_bound", "shuffle_lower_bound_epsilon", "shuffle_exact", "shuffle_event_bound",
     "FAMILIES", "SAMPLINGS", "base_mechanism", "build", "Shuffled",
 ]

@@ -1,14 +1,12 @@
 """One entry point for the command line: family x sampling x relation x group -> the
 catalogue entry (``Dominated``, or ``Shuffled`` for shuffling).  Dispatch only; the pairs
-live in the scheme modules, shuffling in ``refacct.mechanisms.shuffle``."""
+live in the scheme modules, shuffling's bounds in ``refacct.shuffle``."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
-from . import shuffle
 from .base import Base, gaussian, laplace, randomized_response
-from ..maximum import maximum
 from .entry import Dominated
 from .deterministic import deterministic_batching
 from .group import group_fixed_batch, group_poisson
@@ -107,11 +105,11 @@ def _group(base: Base, sampling: str, relation: str, steps: int, K: int, q, n, b
 
 
 class Shuffled:
-    """ABLQ_S (002 Sec. 3-4.3) with a Gaussian base under zero-out, from
-    ``refacct.mechanisms.shuffle``: delta(eps) >= max_C E_C of 002 eq. (7), or with
-    ``exact`` (steps <= 3) the larger of H(P_S || Q_S) and H(Q_S || P_S) of eqs. (1)-(2).
-    Both are lower bounds on delta_S (equal to it under 002 Conjecture 3.2 for the exact
-    one).  Sensitivity Delta is the pair with sigma / Delta."""
+    """ABLQ_S (002 Sec. 3-4.3) with a Gaussian base under zero-out: the pair sigma / Delta
+    (sensitivity Delta) run ``steps`` times.  Its curve is known only from below
+    (``refacct.shuffle``: 002 eq. (7), or 002's pair itself for steps <= 3), so it is not a
+    ``Dominated`` entry; ``refacct.delta`` / ``epsilon`` answer it.  ``rebuild(k)``: the same
+    for k times as many steps (``build``)."""
 
     def __init__(self, base: Base, relation: str, steps: int, group: Optional[int]) -> None:
         if getattr(base, "family", None) != "gaussian" or relation != "zero-out":
@@ -119,18 +117,6 @@ class Shuffled:
                              "(002 Sec. 2.2) only")
         if group not in (None, 1):
             raise InputError("shuffling has no group privacy in the catalogue")
-        self.module, self.steps = shuffle, steps
+        self.steps = steps
         self.sigma = base.width / base.sensitivity
-
-    def delta(self, eps, *, digits: int = 20, exact: bool = False):
-        """The eq. (7) lower bound, or (``exact``) the max over both orders of the pair."""
-        if not exact:
-            return self.module.shuffle_lower_bound(self.sigma, self.steps, eps, digits=digits)
-        return maximum([(label, self.module.shuffle_exact(self.sigma, self.steps, eps,
-                                                          digits=digits, swap=swap))
-                        for label, swap in (("P_S||Q_S", False), ("Q_S||P_S", True))], "lower")
-
-    def epsilon(self, target, *, digits: int = 20):
-        """eps at which the eq. (7) bound equals ``target`` (a lower bound on eps_S)."""
-        return self.module.shuffle_lower_bound_epsilon(self.sigma, self.steps, target,
-                                                       digits=digits)
+        self.rebuild: Optional[Callable[[int], "Shuffled"]] = None

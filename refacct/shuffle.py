@@ -86,16 +86,18 @@ from typing import Optional
 import mpmath
 from mpmath import mp
 
-from .. import guards
-from ..distributions import erfc
-from ..engines.quadrature.verify import two_evaluations
-from ..exact import eps_parameter, positive, probability, rational, to_mpf
-from ..hockey import _digits, _illinois
-from ..result import DeltaResult, EpsilonResult
-from ..errors import InputError, InputTypeError
+from . import guards
+from .distributions import erfc
+from .engines.quadrature.verify import two_evaluations
+from .exact import eps_parameter, positive, probability, rational, to_mpf
+from .hockey import _digits, _illinois
+from .maximum import MechanismDelta, maximum
+from .result import DeltaResult, EpsilonResult
+from .errors import InputError, InputTypeError
 
 __all__ = ["ShuffleResult", "ShuffleEpsilonResult", "shuffle_event_bound",
-           "shuffle_lower_bound", "shuffle_lower_bound_epsilon", "shuffle_exact"]
+           "shuffle_lower_bound", "shuffle_lower_bound_epsilon", "shuffle_exact",
+           "shuffle_both_orders"]
 
 EXACT_MAX_STEPS = 3  # shuffle_exact integrates over R^(T-1)
 
@@ -505,3 +507,11 @@ def shuffle_exact(sigma: object, steps: object, eps: object, *, digits: int = 10
                          f"quadrature over R^{T - 1} (permutation symmetry); error bound from "
                          "two evaluations (precision, radius, rule, cuts)", digits, eps=e,
                          sigma=s, steps=T, bound="tight" if T == 1 else "lower")
+
+
+def shuffle_both_orders(sigma: object, steps: object, eps: object, *,
+                        digits: int = 10) -> MechanismDelta:
+    """max(H(P_S || Q_S), H(Q_S || P_S)) at e^eps (``shuffle_exact`` both ways, T <= 3): a
+    lower bound on delta_S(eps) for either order of the neighbouring datasets."""
+    return maximum([(label, shuffle_exact(sigma, steps, eps, digits=digits, swap=swap))
+                    for label, swap in (("P_S||Q_S", False), ("Q_S||P_S", True))], "lower")
