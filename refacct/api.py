@@ -39,7 +39,7 @@ from typing import List, Optional, Sequence
 
 from . import certified, hockey, progress, routing, shuffle
 from .errors import InputError, InputTypeError
-from .exact import positive
+from .exact import digits_parameter, positive
 from .mechanisms import Dominated, Shuffled
 from .maximum import over_terms
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
@@ -126,7 +126,7 @@ def _more_steps(x, T: int):
 
 def _answer(kind: str, x, values, steps, digits, method, width, time_limit):
     many = isinstance(values, (list, tuple))
-    digits = hockey._digits(digits)
+    digits = digits_parameter(digits)
     if width is not None:
         width = positive(width, "width")
     way = route(x, steps, method)

@@ -36,9 +36,8 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from mpmath import mp
 
 from . import guards
-from .exact import eps_parameter, to_mpf
-from .hockey import _alpha_or_eps, _delta_target, _digits, _mixture
-from .pairs import Pair, PairLike
+from .exact import alpha_or_eps, digits_parameter, eps_parameter, probability, to_mpf
+from .pairs import Pair, PairLike, as_public_mixture
 from .result import DeltaResult, EpsilonResult
 
 from .engines import arb as _arb
@@ -87,7 +86,7 @@ def _closed_form(pair: "CertifiedPair") -> bool:
 
 
 def _terms(pair: PairLike) -> List[_Term]:
-    pm = _mixture(pair)
+    pm = as_public_mixture(pair)
     return [_Term(w, comp.pairs()) for w, comp in pm.terms]
 
 
@@ -171,8 +170,8 @@ def hockey_stick(pair: PairLike, alpha: object = None, *, eps: object = None,
     ``pair``: a continuous ``Pair``, a ``Composition`` of at most two steps or a
     ``PublicMixture`` of such (see the module docstring).  ``ValueError`` names what is not
     supported; ``ImportError`` when python-flint is missing."""
-    digits = _digits(digits)
-    a, e = _alpha_or_eps(alpha, eps)
+    digits = digits_parameter(digits)
+    a, e = alpha_or_eps(alpha, eps)
     beta = ExactBeta.rational(a) if a is not None else ExactBeta.exp(e)
     return _delta_result(_terms(pair), beta, digits, a, e)
 
@@ -180,7 +179,7 @@ def hockey_stick(pair: PairLike, alpha: object = None, *, eps: object = None,
 def delta(pair: PairLike, eps, *, digits: int = 20):
     """delta(eps) = H_{e^eps}(P || Q) (001 Sec. 2) as a proven enclosure, for one eps or a
     list of them (then a list of results)."""
-    digits = _digits(digits)
+    digits = digits_parameter(digits)
     terms = _terms(pair)
 
     def one(e):
@@ -194,11 +193,11 @@ def epsilon(pair: PairLike, delta, *, digits: int = 20):
     """eps(delta) = the smallest eps >= 0 with delta(eps) <= delta, as a proven enclosure
     [lo, hi] with delta(lo) > delta >= delta(hi) certified (delta(eps) is non-increasing,
     001 Sec. 2); for one delta in [0, 1] or a list of them."""
-    digits = _digits(digits)
+    digits = digits_parameter(digits)
     terms = _terms(pair)
     if isinstance(delta, (list, tuple)):
-        return [_epsilon_one(terms, _delta_target(d), digits) for d in delta]
-    return _epsilon_one(terms, _delta_target(delta), digits)
+        return [_epsilon_one(terms, probability(d, "delta"), digits) for d in delta]
+    return _epsilon_one(terms, probability(delta, "delta"), digits)
 
 
 # --- eps(delta) -------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ from . import __version__, api, mechanisms, progress, routing, tradeoff
 from .errors import InputError, TimeLimitError
 from .exact import eps_parameter, positive, probability, rational
 from .exact_text import MAX_SHOWN_DIGITS, fraction_text, shown as exact_shown, size_text
-from .hockey import MAX_DIGITS
+from .exact import MAX_DIGITS
 from .reproduce import digits_text, render_markdown, render_text, run_all
 from .result import DeltaResult, EpsilonResult, directed_text, format_mpf, printed
 from .spec import SpecError, load_pair, load_pair_file, loads

@@ -12,7 +12,7 @@ import decimal
 import math
 from fractions import Fraction
 from numbers import Rational
-from typing import Tuple, Union
+from typing import Optional, Tuple, Union
 
 import flint
 import mpmath
@@ -22,9 +22,10 @@ from .errors import InputError, InputTypeError
 Exact = Union[int, Fraction, str, decimal.Decimal, float]
 
 __all__ = ["Exact", "mpf_parts", "rational", "reduced", "positive", "probability", "to_mpf", "quotient_mpf", "sum_exactly", "count_vectors",
-           "eps_parameter", "MAX_ABS_EPS"]
+           "eps_parameter", "alpha_or_eps", "digits_parameter", "MAX_ABS_EPS", "MAX_DIGITS"]
 
 MAX_ABS_EPS = 10 ** 6
+MAX_DIGITS = 1000
 
 
 def reduced(numerator: int, denominator: int) -> Fraction:
@@ -97,6 +98,28 @@ def eps_parameter(value: object, name: str = "eps") -> Fraction:
     if abs(e) > MAX_ABS_EPS:
         raise InputError(f"{name} must lie in [-{MAX_ABS_EPS}, {MAX_ABS_EPS}], got {value}")
     return e
+
+
+def alpha_or_eps(alpha: object, eps: object) -> Tuple[Optional[Fraction], Optional[Fraction]]:
+    """(alpha, None) or (None, eps) parsed exactly: exactly one of alpha (a rational >= 0)
+    and eps (``eps_parameter``) must be given."""
+    if (alpha is None) == (eps is None):
+        raise InputTypeError("give exactly one of alpha and eps")
+    if alpha is None:
+        return None, eps_parameter(eps)
+    a = rational(alpha, "alpha")
+    if a < 0:
+        raise InputError(f"alpha must be >= 0, got {a}")
+    return a, None
+
+
+def digits_parameter(digits: object) -> int:
+    """A number of significant digits asked for: an int in [1, MAX_DIGITS]."""
+    if isinstance(digits, bool) or not isinstance(digits, int):
+        raise InputTypeError(f"digits must be an int, got {digits!r}")
+    if not 1 <= digits <= MAX_DIGITS:
+        raise InputError(f"digits must lie in [1, {MAX_DIGITS}], got {digits}")
+    return digits
 
 
 def positive(value: object, name: str) -> Fraction:

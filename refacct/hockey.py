@@ -1,4 +1,6 @@
-"""The public entry points: H_alpha(P || Q), delta(eps) and eps(delta) with error bounds.
+"""The standard engines behind the front door (``refacct.delta`` / ``epsilon`` /
+``hockey_stick``, ``method="quadrature"``): H_alpha(P || Q), delta(eps) and eps(delta) of
+one pair, composition or public mixture, with error bounds.
 
 001 Definition 3: H_alpha(P || Q) = E_Q[(dP/dQ - alpha)_+] = integral (p - alpha q)_+, for
 alpha in [0, inf); delta(eps) = H_{e^eps} (Definition 4 for a fixed pair); eps(delta) is the
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from typing import Optional, Tuple
+from typing import Optional
 
 import flint
 import mpmath
@@ -37,31 +39,17 @@ from .engines.quadrature.shift import hockey_shift, shift_squared
 from . import brackets, guards, progress
 from .engines.quadrature.onestep import onestep, resolution_bits, supports
 from .engines.quadrature.verify import two_evaluations
-from .exact import MAX_ABS_EPS, eps_parameter, rational, reduced, to_mpf
+from .exact import (MAX_ABS_EPS, alpha_or_eps, digits_parameter, eps_parameter, probability,
+                    rational, reduced, to_mpf)
 from .pairs import Composition, Pair, PairLike, PublicMixture, as_public_mixture
 from .result import DeltaResult, EpsilonResult, midpoint_radius, time_limited
-from .errors import InputError, InputTypeError
+from .roots import illinois
+from .errors import InputError
 
-__all__ = ["hockey_stick", "delta", "epsilon", "PairLike"]
+__all__ = ["hockey_stick", "delta", "epsilon"]
 
 
-MAX_DIGITS = 1000
 STAGE_DIGITS = 6
-
-
-def _digits(digits: object) -> int:
-    if isinstance(digits, bool) or not isinstance(digits, int):
-        raise InputTypeError(f"digits must be an int, got {digits!r}")
-    if not 1 <= digits <= MAX_DIGITS:
-        raise InputError(f"digits must lie in [1, {MAX_DIGITS}], got {digits}")
-    return digits
-
-
-def _mixture(pair: object) -> PublicMixture:
-    """Pairs, compositions, public mixtures, or any object with ``public_mixture()``."""
-    if hasattr(pair, "public_mixture"):
-        pair = pair.public_mixture()
-    return as_public_mixture(pair)
 
 
 def _is_discrete(pm: PublicMixture) -> bool:
@@ -96,32 +84,19 @@ def hockey_stick(
     >>> hockey_stick(Pair(P, Q) ** 2, alpha="4/3").exact  # 001 App. B.1
     Fraction(11, 48)
     """
-    digits = _digits(digits)
-    a, e = _alpha_or_eps(alpha, eps)
-    pm = _mixture(pair)
+    digits = digits_parameter(digits)
+    a, e = alpha_or_eps(alpha, eps)
+    pm = as_public_mixture(pair)
     with progress.deadline(time_limit):
         return _delta_one(pm, a, e, digits)
-
-
-def _alpha_or_eps(alpha: object, eps: object) -> Tuple[Optional[Fraction], Optional[Fraction]]:
-    """(alpha, None) or (None, eps) parsed exactly: exactly one of alpha (a rational >= 0)
-    and eps (a rational) must be given."""
-    if (alpha is None) == (eps is None):
-        raise InputTypeError("give exactly one of alpha and eps")
-    if alpha is None:
-        return None, eps_parameter(eps)
-    a = rational(alpha, "alpha")
-    if a < 0:
-        raise InputError(f"alpha must be >= 0, got {a}")
-    return a, None
 
 
 def delta(pair: PairLike, eps, *, digits: int = 20, time_limit: Optional[float] = None):
     """delta(eps) = H_{e^eps}(P || Q) (001 Sec. 2, Definition 4 for one pair), for one eps
     or a list of them (then a list of results).  ``time_limit``: seconds for all of them
     (module docstring)."""
-    digits = _digits(digits)
-    pm = _mixture(pair)
+    digits = digits_parameter(digits)
+    pm = as_public_mixture(pair)
     many = isinstance(eps, (list, tuple))
     values = [eps_parameter(e) for e in (eps if many else [eps])]
     with progress.deadline(time_limit):
@@ -325,20 +300,13 @@ def epsilon(pair: PairLike, delta, *, digits: int = 20, time_limit: Optional[flo
     """The smallest eps >= 0 with delta(eps) <= delta (001 Definition 1 read as a curve), for
     one delta in [0, 1] or a list of them.  +inf when delta is below lim delta(eps), the
     P-mass where q = 0.  ``time_limit``: seconds for all of them (module docstring)."""
-    digits = _digits(digits)
-    pm = _mixture(pair)
+    digits = digits_parameter(digits)
+    pm = as_public_mixture(pair)
     many = isinstance(delta, (list, tuple))
-    values = [_delta_target(d) for d in (delta if many else [delta])]
+    values = [probability(d, "delta") for d in (delta if many else [delta])]
     with progress.deadline(time_limit):
         results = [_epsilon_one(pm, d, digits) for d in progress.shared(values)]
     return results if many else results[0]
-
-
-def _delta_target(value: object) -> Fraction:
-    d = rational(value, "delta")
-    if not 0 <= d <= 1:
-        raise InputError(f"delta must lie in [0, 1], got {d}")
-    return d
 
 
 def _epsilon_one(pm: PublicMixture, target: Fraction, digits: int) -> EpsilonResult:
@@ -426,13 +394,13 @@ def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> Eps
                     f"eps(delta) at delta = {target} exceeds {MAX_ABS_EPS}, the largest eps "
                     f"refacct handles (delta({MAX_ABS_EPS}) is still above delta)")
             lo, hi = hi, 2 * hi
-        coarse = _illinois(lambda x: _log_gap(search(x, 10), t), lo, hi, mp.mpf(10) ** -8)
+        coarse = illinois(lambda x: _log_gap(search(x, 10), t), lo, hi, mp.mpf(10) ** -8)
         fine = lambda x: _log_gap(search(x, digits + 3), t)  # noqa: E731
         width = mp.mpf(10) ** -7 * max(1, coarse[1])
         a, b = max(lo, coarse[0] - width), min(hi, coarse[1] + width)
         if not (fine(a) > 0 >= fine(b)):
             a, b = lo, hi
-        a, b = _illinois(fine, a, b, mp.mpf(10) ** (-(digits + 2)))
+        a, b = illinois(fine, a, b, mp.mpf(10) ** (-(digits + 2)))
         eps = (a + b) / 2
         tau = abs(eps) * mp.mpf(10) ** (-(digits + 1)) + mp.mpf(10) ** (-(digits + 5))
         for _ in range(6):
@@ -469,29 +437,3 @@ def _tail_of_curve(pm: PublicMixture):
 
 def _log_gap(value, target):
     return mp.log(value) - mp.log(target) if value > 0 else -mp.inf
-
-
-def _illinois(g, lo, hi, tol):
-    """Bracket [lo, hi] of width <= tol * max(1, hi) around the root of a decreasing g
-    (g(lo) > 0 >= g(hi); g may be -inf), by Illinois false position (bisection on -inf)."""
-    glo, ghi = g(lo), g(hi)
-    side = 0
-    while hi - lo > tol * max(1, abs(hi)):
-        if mpmath.isinf(ghi) or mpmath.isinf(glo):
-            mid = (lo + hi) / 2
-        else:
-            mid = (lo * ghi - hi * glo) / (ghi - glo)
-            if not lo < mid < hi:
-                mid = (lo + hi) / 2
-        gm = g(mid)
-        if gm > 0:
-            lo, glo = mid, gm
-            if side == 1:
-                ghi /= 2
-            side = 1
-        else:
-            hi, ghi = mid, gm
-            if side == -1:
-                glo /= 2
-            side = -1
-    return lo, hi

@@ -182,7 +182,10 @@ PairLike = Union[Pair, Composition, PublicMixture]
 
 
 def as_public_mixture(x) -> PublicMixture:
-    """Normalise a Pair, Composition or PublicMixture to a PublicMixture."""
+    """Normalise a Pair, Composition or PublicMixture to a PublicMixture, or an object
+    that has one (``public_mixture()``: a catalogue entry of one term)."""
+    if hasattr(x, "public_mixture"):
+        x = x.public_mixture()
     if isinstance(x, PublicMixture):
         return x
     if isinstance(x, (Pair, Composition)):

@@ -89,8 +89,8 @@ from mpmath import mp
 from . import guards
 from .distributions import erfc
 from .engines.quadrature.verify import two_evaluations
-from .exact import eps_parameter, positive, probability, rational, to_mpf
-from .hockey import _digits, _illinois
+from .exact import digits_parameter, eps_parameter, positive, probability, rational, to_mpf
+from .roots import illinois
 from .maximum import MechanismDelta, maximum
 from .result import DeltaResult, EpsilonResult
 from .errors import InputError, InputTypeError
@@ -227,7 +227,7 @@ def _argmax_offsets(s, T: int, eps, tol):
     x = s**2
     while (v := g(x)) >= 0:
         x = min(x / 4, x * mp.exp(-v - 1))
-    lo, hi = _illinois(lambda y: -g(mp.exp(y)), mp.log(x), mp.log(x - s**2 / 2 * v), tol)
+    lo, hi = illinois(lambda y: -g(mp.exp(y)), mp.log(x), mp.log(x - s**2 / 2 * v), tol)
     pad = tol * max(1, abs(hi))
     x_lo, x_hi = mp.exp(lo - pad), mp.exp(hi + pad)
     if not g(x_lo) < 0 < g(x_hi):
@@ -286,7 +286,7 @@ def shuffle_event_bound(sigma: object, steps: object, eps: object, C: object, *,
     1 - e^eps + Phi(C/sigma)^(T-1) (e^eps Phi((C-1)/sigma) - Phi((C-2)/sigma)), T = steps.
     A lower bound on delta_S(eps) for any rational C (when positive); verified digits."""
     s, T, e = positive(sigma, "sigma"), _steps(steps), _eps_nonnegative(eps)
-    c, digits = rational(C, "C"), _digits(digits)
+    c, digits = rational(C, "C"), digits_parameter(digits)
     value, err = _event_value(s, T, e, c, digits)
     _guard(value, err, e, digits, "E_C")
     return ShuffleResult(value, err, f"E_C of {_PAPER} Sec. 4.3 at the given C; error bound "
@@ -313,7 +313,7 @@ def shuffle_lower_bound(sigma: object, steps: object, eps: object, *,
     ('0.2260556367', 'lower', True)
     """
     s, T, e = positive(sigma, "sigma"), _steps(steps), _eps_nonnegative(eps)
-    digits = _digits(digits)
+    digits = digits_parameter(digits)
     value, err, C, C_err, gap = _lower_bound(s, T, e, digits)
     _guard(value, err, e, digits, "max_C E_C")
     return ShuffleResult(value, err, f"max over real C of E_C, {_PAPER} eq. (7): E_C at the "
@@ -335,7 +335,7 @@ def shuffle_lower_bound_epsilon(sigma: object, steps: object, delta: object, *,
     below it.  0 when M(0) <= delta (eq. (7) then says nothing); +inf for delta = 0 (M > 0).
     """
     s, T = positive(sigma, "sigma"), _steps(steps)
-    target, digits = probability(delta, "delta"), _digits(digits)
+    target, digits = probability(delta, "delta"), digits_parameter(digits)
     method = f"root of max_C E_C = delta, {_PAPER} eq. (7); bracket verified with E's bounds"
 
     def result(value, err, note=""):
@@ -351,10 +351,10 @@ def shuffle_lower_bound_epsilon(sigma: object, steps: object, delta: object, *,
         lo, hi = mp.zero, mp.one
         while _above(s, T, rational(hi, "eps"), target, 12) is not False:
             lo, hi = hi, 2 * hi
-        lo, hi = _illinois(lambda e: mp.log(_m(s, T, e, 12)) - mp.log(t), lo, hi,
+        lo, hi = illinois(lambda e: mp.log(_m(s, T, e, 12)) - mp.log(t), lo, hi,
                            mp.mpf(10) ** -8)
         tol = mp.mpf(10) ** -(digits + 2) * min(1, hi)   # relative digits for a small root
-        lo, hi = _illinois(lambda e: mp.log(_m(s, T, e, digits + 3)) - mp.log(t), lo, hi, tol)
+        lo, hi = illinois(lambda e: mp.log(_m(s, T, e, digits + 3)) - mp.log(t), lo, hi, tol)
         tau = tol * max(1, hi)
         for _ in range(8):
             a, b = max(mp.zero, lo - tau), hi + tau
@@ -490,7 +490,7 @@ def shuffle_exact(sigma: object, steps: object, eps: object, *, digits: int = 10
     Balle-Wang closed form of N(2, sigma^2) vs N(1, sigma^2); T = 3 takes tens of seconds.
     """
     s, T, e = positive(sigma, "sigma"), _steps(steps), eps_parameter(eps)
-    digits = _digits(digits)
+    digits = digits_parameter(digits)
     if T > EXACT_MAX_STEPS:
         raise InputError(f"steps must be 1, 2 or 3 for shuffle_exact (quadrature over "
                          f"R^(steps-1)), got {T}; use shuffle_lower_bound for more steps")
