@@ -378,7 +378,7 @@ def needs_tensorflow_privacy():
     """Skip without TF Privacy (found, not imported: its package imports TensorFlow unless
     the adapter's ``sys.skip_tf_privacy_import`` is set)."""
     from refacct.validation.adapters import tensorflow_privacy
-    if not tensorflow_privacy.importable():
+    if not tensorflow_privacy.PEER.importable():
         pytest.skip("tensorflow-privacy is not installed")
 
 

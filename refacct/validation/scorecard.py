@@ -32,12 +32,8 @@ from .report import summary
 from .rowcache import cached_validate
 from .verdicts import FAILING, VERDICTS
 
-__all__ = ["DISTRIBUTIONS", "QUICK", "area", "findings", "render", "quick_cases", "main"]
+__all__ = ["QUICK", "area", "findings", "render", "quick_cases", "main"]
 
-DISTRIBUTIONS = {"dp_accounting": "dp-accounting", "prv_accountant": "prv-accountant",
-                 "fourier_accountant": "fourier-accountant", "autodp": "autodp",
-                 "opacus": "opacus", "riskcal": "riskcal",
-                 "tensorflow_privacy": "tensorflow-privacy", "jax_privacy": "jax-privacy"}
 # the quick slice of the conformance suite: one case per area, few steps, plus one proven
 # bracket of many steps (the regime of the findings) and two trade-off cases (f-DP
 # accountants); measured at about a minute
@@ -181,7 +177,7 @@ def _reproducer(row: Row) -> Optional[str]:
 
 def _version(peer: str) -> str:
     try:
-        return metadata.version(DISTRIBUTIONS[peer])
+        return metadata.version(peer_module(peer).PEER.distribution)
     except metadata.PackageNotFoundError:  # fourier_accountant from pld-accountant
         return metadata.version("pld-accountant")
 

@@ -38,10 +38,18 @@ TensorFlow Privacy's accounting entry points (``tensorflow_privacy.rdp``,
 ``.dpsgd-rdp``, ``.user-level``, ``.single-release``), extra ``more-peers``.  Each runs when its
 package is importable; ``resolve("dp_accounting")`` gives all of a peer's accountants.
 Core refacct never imports a peer: each module imports its peer inside its functions.
+
+**A peer is one module** of this package (its name is the peer's): it declares ``PEER``
+(a ``Peer``: the package it imports, its distribution, how to install it, its knobs with
+their defaults) and ``accountants(knobs)``, and lists its ``VOCABULARY``, ``features`` and
+``reproducer``.  Registration (``PEERS``), the importability check, the install hint and
+the checking of knobs live here.
 """
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import pkgutil
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Dict, List, Mapping, Optional, Sequence
@@ -49,14 +57,29 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence
 from ..cases import Case, Query
 from ...errors import InputError, InputTypeError
 
-__all__ = ["Accountant", "Answer", "PEERS", "resolve", "resolve_all", "user_accountant",
-           "available_peers", "peer_module", "float_knobs", "fft_noise_floor"]
+__all__ = ["Accountant", "Answer", "Peer", "PEERS", "resolve", "resolve_all",
+           "user_accountant", "available_peers", "peer_module", "float_knobs",
+           "fft_noise_floor"]
 
 Answer = Callable[[Query], object]
-PEERS = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant",
-         "fourier_accountant": "fourier_accountant", "autodp": "autodp", "opacus": "opacus",
-         "riskcal": "riskcal", "tensorflow_privacy": "tensorflow_privacy",
-         "jax_privacy": "jax_privacy"}
+# every module of this package is a peer's adapter
+PEERS = tuple(sorted(m.name for m in pkgutil.iter_modules(__path__)
+                     if not m.name.startswith("_")))
+
+
+@dataclass(frozen=True)
+class Peer:
+    """What an adapter declares about its peer: the ``package`` it imports, its PyPI
+    ``distribution``, how to ``install`` it, and its accuracy ``knobs`` with their default
+    values (floats; none when empty)."""
+
+    package: str
+    distribution: str
+    install: str
+    knobs: Mapping[str, float] = field(default_factory=dict)
+
+    def importable(self) -> bool:
+        return importlib.util.find_spec(self.package) is not None
 
 
 @dataclass(frozen=True)
@@ -99,13 +122,14 @@ def user_accountant(spec: str) -> Accountant:
 
 
 def peer_module(peer: str):
-    """The adapter module of ``peer`` (its ``accountants``, ``VOCABULARY``, ``features``)."""
-    return importlib.import_module(f"{__name__}.{PEERS[peer]}")
+    """The adapter module of ``peer`` (its ``PEER``, ``accountants``, ``VOCABULARY``,
+    ``features``)."""
+    return importlib.import_module(f"{__name__}.{peer}")
 
 
 def available_peers() -> List[str]:
     """Peers whose package is importable here."""
-    return [p for p in PEERS if peer_module(p).importable()]
+    return [p for p in PEERS if peer_module(p).PEER.importable()]
 
 
 def resolve(spec: str, knobs: Optional[Mapping[str, str]] = None) -> List[Accountant]:
@@ -118,12 +142,10 @@ def resolve(spec: str, knobs: Optional[Mapping[str, str]] = None) -> List[Accoun
         raise InputError(f"unknown accountant {spec!r}: use one of {', '.join(PEERS)}, "
                          "peer.name (e.g. dp_accounting.pld) or package.module:function")
     module = peer_module(peer)
-    if not module.importable():
-        extra = "peers" if peer in ("dp_accounting", "prv_accountant") else "more-peers"
-        raise ImportError(f"{peer} is not installed: pip install 'refacct[{extra}]'"
-                          + (" (after PyTorch)" if peer == "opacus" else ""))
+    if not module.PEER.importable():
+        raise ImportError(f"{peer} is not installed: {module.PEER.install}")
     own = {k.split(".", 1)[1]: v for k, v in (knobs or {}).items() if k.startswith(peer + ".")}
-    accountants = module.accountants(**own)
+    accountants = module.accountants(float_knobs(own, module.PEER.knobs))
     chosen = [a for a in accountants if not which or a.name == spec]
     if not chosen:
         names = ", ".join(a.name for a in accountants)
@@ -140,6 +162,6 @@ def float_knobs(given: Mapping[str, object], defaults: Dict[str, float]) -> Dict
     """Peer knobs as floats (the peers take floats), unknown names rejected."""
     unknown = set(given) - set(defaults)
     if unknown:
-        raise InputError(f"unknown knob(s) {', '.join(sorted(unknown))}; "
-                         f"known: {', '.join(sorted(defaults))}")
+        known = ", ".join(sorted(defaults)) or "none"
+        raise InputError(f"unknown knob(s) {', '.join(sorted(unknown))}; known: {known}")
     return {k: float(given.get(k, v)) for k, v in defaults.items()}

@@ -16,21 +16,20 @@ heterogeneous case passes one mechanism per part with its count.  autodp answers
 """
 from __future__ import annotations
 
-import importlib.util
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from ..cases import Case, Query
-from . import Accountant
+from . import Accountant, Peer
 
-__all__ = ["importable", "accountants", "mechanism_of", "features", "reproducer",
+__all__ = ["PEER", "accountants", "mechanism_of", "features", "reproducer",
            "VOCABULARY"]
 
 
-def importable() -> bool:
-    return importlib.util.find_spec("autodp") is not None
+PEER = Peer(package="autodp", distribution="autodp",
+            install="pip install 'refacct[more-peers]'")
 
 
-def accountants() -> List[Accountant]:
+def accountants(knobs: Dict[str, float]) -> List[Accountant]:
     """``autodp`` (no knobs)."""
     return [Accountant("autodp", "upper", _prepare)]
 

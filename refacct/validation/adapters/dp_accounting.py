@@ -39,31 +39,29 @@ does not expose it).
 """
 from __future__ import annotations
 
-import importlib.util
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ...accountants.vocabulary import event_of, step_event_of
 from ..cases import Case, Query
-from . import Accountant, fft_noise_floor, float_knobs
+from . import Accountant, fft_noise_floor, Peer
 
-__all__ = ["importable", "accountants", "event_of", "features", "reproducer", "KNOBS",
+__all__ = ["PEER", "accountants", "event_of", "features", "reproducer", "KNOBS",
            "VOCABULARY"]
 
 KNOBS = {"value_discretization_interval": 1e-4, "log_mass_truncation_bound": -50.0,
          "tail_mass_truncation": 1e-15}
 
 
-def importable() -> bool:
-    return importlib.util.find_spec("dp_accounting") is not None
+PEER = Peer(package="dp_accounting", distribution="dp-accounting",
+            install="pip install 'refacct[peers]'", knobs=KNOBS)
 
 
-def accountants(**knobs) -> List[Accountant]:
+def accountants(knobs: Dict[str, float]) -> List[Accountant]:
     """The PLD (pessimistic, optimistic) and RDP accountants with ``knobs``."""
-    k = float_knobs(knobs, KNOBS)
-    return [Accountant("dp_accounting.pld", "upper", lambda c: _pld_accountant(c, k), k,
-                       fft_noise_floor),
-            Accountant("dp_accounting.pld-optimistic", "lower", lambda c: _pld_optimistic(c, k), k,
-                       fft_noise_floor),
+    return [Accountant("dp_accounting.pld", "upper", lambda c: _pld_accountant(c, knobs),
+                       knobs, fft_noise_floor),
+            Accountant("dp_accounting.pld-optimistic", "lower",
+                       lambda c: _pld_optimistic(c, knobs), knobs, fft_noise_floor),
             Accountant("dp_accounting.rdp", "upper", _rdp_accountant, {})]
 
 

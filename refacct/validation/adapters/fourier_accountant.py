@@ -22,15 +22,14 @@ have the four functions with the keywords used here, so the adapter serves eithe
 """
 from __future__ import annotations
 
-import importlib.util
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from ...alarm import alarm_after
 from ...errors import InputError
 from ..cases import Case, Query
-from . import Accountant, fft_noise_floor, float_knobs
+from . import Accountant, fft_noise_floor, Peer
 
-__all__ = ["importable", "accountants", "features", "reproducer", "KNOBS", "VOCABULARY",
+__all__ = ["PEER", "accountants", "features", "reproducer", "KNOBS", "VOCABULARY",
            "PeerTimeout"]
 
 
@@ -42,17 +41,16 @@ KNOBS = {"nx": 1e6, "L": 20.0, "time_limit": 60.0}
 _RELATIONS = {"add-remove": "R", "substitution": "S"}
 
 
-def importable() -> bool:
-    return importlib.util.find_spec("fourier_accountant") is not None
+PEER = Peer(package="fourier_accountant", distribution="fourier-accountant",
+            install="pip install 'refacct[more-peers]'", knobs=KNOBS)
 
 
-def accountants(**knobs) -> List[Accountant]:
+def accountants(knobs: Dict[str, float]) -> List[Accountant]:
     """``fourier_accountant`` with ``knobs``."""
-    k = float_knobs(knobs, KNOBS)
-    if not k["time_limit"] > 0:  # NaN too
+    if not knobs["time_limit"] > 0:  # NaN too
         raise InputError(f"fourier_accountant.time_limit must be > 0 seconds, got "
-                         f"{k['time_limit']}")
-    return [Accountant("fourier_accountant", "upper", lambda case: _prepare(case, k), k,
+                         f"{knobs['time_limit']}")
+    return [Accountant("fourier_accountant", "upper", lambda case: _prepare(case, knobs), knobs,
                        fft_noise_floor)]
 
 

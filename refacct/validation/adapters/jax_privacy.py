@@ -33,15 +33,14 @@ whose schedule needs a fractional batch) is not expressible.
 """
 from __future__ import annotations
 
-import importlib.util
 import math
 from fractions import Fraction
 from typing import Dict, List, Optional
 
 from ..cases import Case, Query
-from . import Accountant, fft_noise_floor
+from . import Accountant, fft_noise_floor, Peer
 
-__all__ = ["importable", "accountants", "params_of", "features", "reproducer", "VOCABULARY"]
+__all__ = ["PEER", "accountants", "params_of", "features", "reproducer", "VOCABULARY"]
 
 WHICH = ("dpsgd-pld", "dpsgd-rdp", "user-level", "single-release")
 _CLASSES = {"dpsgd-pld": "DpsgdTrainingAccountant", "dpsgd-rdp": "DpsgdTrainingAccountant",
@@ -49,11 +48,11 @@ _CLASSES = {"dpsgd-pld": "DpsgdTrainingAccountant", "dpsgd-rdp": "DpsgdTrainingA
             "single-release": "SingleReleaseTrainingAccountant"}
 
 
-def importable() -> bool:
-    return importlib.util.find_spec("jax_privacy") is not None
+PEER = Peer(package="jax_privacy", distribution="jax-privacy",
+            install="pip install 'refacct[more-peers]'")
 
 
-def accountants() -> List[Accountant]:
+def accountants(knobs: Dict[str, float]) -> List[Accountant]:
     """One accountant per training accountant and dp_accounting backend (``WHICH``); those
     on the PLD accountant carry its FFT noise floor."""
     return [Accountant(f"jax_privacy.{w}", "upper", lambda case, w=w: _prepare(case, w), {},

@@ -35,29 +35,27 @@ opacus 1.6.0 on torch 2.13.0 (CPU build).
 """
 from __future__ import annotations
 
-import importlib.util
 import warnings
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ...accountants.vocabulary import opacus_history_of
 from ..cases import Case, Query
-from . import Accountant, fft_noise_floor, float_knobs
+from . import Accountant, fft_noise_floor, Peer
 
-__all__ = ["importable", "accountants", "history_of", "histories_of", "features", "reproducer",
+__all__ = ["PEER", "accountants", "history_of", "histories_of", "features", "reproducer",
            "KNOBS", "VOCABULARY"]
 
 KNOBS = {"eps_error": 0.01, "delta_error_relative": 1e-3}
 
 
-def importable() -> bool:
-    return importlib.util.find_spec("opacus") is not None
+PEER = Peer(package="opacus", distribution="opacus",
+            install="pip install 'refacct[more-peers]' (after PyTorch)", knobs=KNOBS)
 
 
-def accountants(**knobs) -> List[Accountant]:
+def accountants(knobs: Dict[str, float]) -> List[Accountant]:
     """``opacus.rdp``, ``opacus.prv`` (with ``knobs``) and ``opacus.gdp``."""
-    k = float_knobs(knobs, KNOBS)
     return [Accountant("opacus.rdp", "upper", lambda case: _prepare(case, "rdp", {})),
-            Accountant("opacus.prv", "upper", lambda case: _prepare(case, "prv", k), k,
+            Accountant("opacus.prv", "upper", lambda case: _prepare(case, "prv", knobs), knobs,
                        fft_noise_floor),
             Accountant("opacus.gdp", "upper", lambda case: _prepare(case, "gdp", {}))]
 

@@ -26,28 +26,27 @@ times delta, default 1e-3, the package's suggestion).  Parameters reach the peer
 """
 from __future__ import annotations
 
-import importlib.util
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..cases import Case, Query
-from . import Accountant, fft_noise_floor, float_knobs
+from . import Accountant, fft_noise_floor, Peer
 
-__all__ = ["importable", "accountants", "prv_of", "plan_of", "features", "reproducer",
+__all__ = ["PEER", "accountants", "prv_of", "plan_of", "features", "reproducer",
            "KNOBS", "VOCABULARY"]
 
 KNOBS = {"eps_error": 0.01, "delta_error": 1e-12, "delta_error_relative": 1e-3}
 _POSITION = {"lower": 0, "upper": 2}
 
 
-def importable() -> bool:
-    return importlib.util.find_spec("prv_accountant") is not None
+PEER = Peer(package="prv_accountant", distribution="prv-accountant",
+            install="pip install 'refacct[peers]'", knobs=KNOBS)
 
 
-def accountants(**knobs) -> List[Accountant]:
+def accountants(knobs: Dict[str, float]) -> List[Accountant]:
     """``prv_accountant.upper`` and ``prv_accountant.lower`` with ``knobs``."""
-    k = float_knobs(knobs, KNOBS)
     return [Accountant(f"prv_accountant.{which}", which,
-                       lambda case, which=which: _prepare(case, which, k), k, fft_noise_floor)
+                       lambda case, which=which: _prepare(case, which, knobs), knobs,
+                       fft_noise_floor)
             for which in ("upper", "lower")]
 
 

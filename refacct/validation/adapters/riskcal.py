@@ -31,26 +31,25 @@ noise floor of ``fft_noise_floor``; the GDP closed forms carry ``closed_form_noi
 """
 from __future__ import annotations
 
-import importlib.util
 import math
 import warnings
 from fractions import Fraction
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..cases import ERROR_ALPHA, Case, Query
-from . import Accountant, fft_noise_floor
+from . import Accountant, fft_noise_floor, Peer
 
-__all__ = ["importable", "accountants", "features", "reproducer", "closed_form_noise_floor",
+__all__ = ["PEER", "accountants", "features", "reproducer", "closed_form_noise_floor",
            "VOCABULARY"]
 
 _WHICH = ("dpsgd", "ctd", "gdp", "pld")
 
 
-def importable() -> bool:
-    return importlib.util.find_spec("riskcal") is not None
+PEER = Peer(package="riskcal", distribution="riskcal",
+            install="pip install 'refacct[more-peers]'")
 
 
-def accountants() -> List[Accountant]:
+def accountants(knobs: Dict[str, float]) -> List[Accountant]:
     """``riskcal.dpsgd``, ``riskcal.ctd``, ``riskcal.gdp`` and ``riskcal.pld``."""
     return [Accountant(f"riskcal.{which}", "upper",
                        lambda case, which=which: _prepare(case, which), {},

@@ -33,27 +33,27 @@ peer as floats.
 """
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import math
 import re
 import sys
 from typing import Dict, List, Optional
 
 from ..cases import Case, Query
-from . import Accountant
+from . import Accountant, Peer
 
-__all__ = ["importable", "accountants", "call_of", "features", "reproducer", "VOCABULARY"]
+__all__ = ["PEER", "accountants", "call_of", "features", "reproducer", "VOCABULARY"]
 
 WHICH = ("rdp", "statement-rdp", "statement-pld", "gdp")
 LINES = {"poisson": "Epsilon assuming Poisson sampling (*):",
          "once": "Epsilon with each example occurring once per epoch:"}
 
 
-def importable() -> bool:
-    return importlib.util.find_spec("tensorflow_privacy") is not None
+PEER = Peer(package="tensorflow_privacy", distribution="tensorflow-privacy",
+            install="pip install --no-deps tensorflow-privacy==0.9.0 (README, optional step)")
 
 
-def accountants() -> List[Accountant]:
+def accountants(knobs: Dict[str, float]) -> List[Accountant]:
     """One accountant per entry point (``WHICH``), no knobs."""
     return [Accountant(f"tensorflow_privacy.{w}", "upper",
                        lambda case, w=w: _prepare(case, w)) for w in WHICH]
