@@ -54,7 +54,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Union
 
 from . import __version__, api, mechanisms, progress, routing, tradeoff
 from .errors import InputError, TimeLimitError
@@ -337,7 +337,7 @@ def _cmd_delta(args) -> int:
         results = api.answer(way, "alpha" if key == "alpha" else "delta", queries,
                              digits=args.digits, method=method, width=args.width)
     _write_exact(args.exact_file, key, queries, results)
-    records = [_delta_record(key, q, r, args.digits) for q, r in zip(queries, results)]
+    records = [_record(key, q, "delta", r, args.digits) for q, r in zip(queries, results)]
     value_name = "delta" if key == "eps" else "H_alpha"
     _print(args, records, key, "delta", value_name)
     return 0
@@ -354,7 +354,8 @@ def _cmd_epsilon(args) -> int:
         results = api.answer(way, "epsilon", args.delta, digits=args.digits, method=method,
                              width=args.width)
     _write_exact(args.exact_file, "delta_target", args.delta, results)
-    records = [_epsilon_record(q, r, args.digits) for q, r in zip(args.delta, results)]
+    records = [_record("delta_target", q, "eps", r, args.digits)
+               for q, r in zip(args.delta, results)]
     _print(args, records, "delta_target", "eps", "eps")
     return 0
 
@@ -395,10 +396,14 @@ def _cmd_reproduce(args) -> int:
 
 # --- records and printing --------------------------------------------------------------
 
-def _delta_record(key: str, query: str, r: DeltaResult, digits: int) -> dict:
+def _record(key: str, query: str, value_key: str, r: Union[DeltaResult, EpsilonResult],
+            digits: int) -> dict:
+    """One output row: the query, the value and its bound as printed (the bound covers the
+    rounding of the printed digits), the verified digits, the method, and the exact,
+    proven and catalogue fields the result has."""
     shown = _shown_digits(r, digits)
     value, bound = _printed(r, shown)
-    record = {key: query, "delta": value, "abs_error": bound,
+    record = {key: query, value_key: value, "abs_error": bound,
               "verified_digits": digits_text(r, digits), "method": r.method}
     return _catalogue_fields(_proven_fields(_exact_fields(record, r), r, shown), r)
 
@@ -490,14 +495,6 @@ def _catalogue_fields(record: dict, r) -> dict:
     if hasattr(r, "bound"):
         record["bound"] = r.bound
     return record
-
-
-def _epsilon_record(query: str, r: EpsilonResult, digits: int) -> dict:
-    shown = _shown_digits(r, digits)
-    value, bound = _printed(r, shown)
-    record = {"delta_target": query, "eps": value, "abs_error": bound,
-              "verified_digits": digits_text(r, digits), "method": r.method}
-    return _catalogue_fields(_proven_fields(_exact_fields(record, r), r, shown), r)
 
 
 def _print(args, records: List[dict], key: str, value_key: str, value_name: str) -> None:
