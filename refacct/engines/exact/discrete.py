@@ -275,7 +275,7 @@ def binomial_sum(n: int, u, w, lo: int, hi: int) -> "flint.fmpz":
 
         P = P_1 P_2,   Q = Q_1 Q_2,   S = S_1 Q_2 + P_1 S_2,
 
-    and the sum is t_l S / Q (an exact division).  Cost O(M(N) log N) for N-bit terms
+    and the sum is t_l S / Q (an exact division).  Cost O(M(N) log^2 N) for N-bit terms
     instead of the (hi - lo) N of walking term by term: 0.9 s for half of 10^6 terms of
     two-digit u, w.
     """
