@@ -185,7 +185,7 @@ _nb.table("003_fig1_T2000",
             tight_T[s, K][2], tight_T[s, K][3], vadhan_cell(s, K),
             _nb.format_mpf(K * tight_T[s, 1][1], 6))
            for s in SIGMAS_T for K in GROUPS_T],
-          "Tight: `epsilon_bracket(group_poisson(gaussian(σ), q, K), δ, 2000)`, a proven "
+          "Tight: `epsilon_bracket(group_poisson(gaussian(σ), q, K), δ, steps=2000)`, a proven "
           "bracket (seconds: its first run; cached after).  Vadhan: 003 Lemma 1.1 on "
           "refacct's example-level curve, bracketed on an ε_1 grid of step 1/4 (example "
           "curves: " + ", ".join(f"σ = {s}: {example[s][1]} s" for s in SIGMAS_T) + "); "

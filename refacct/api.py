@@ -32,21 +32,33 @@ Every result is a ``DeltaResult`` / ``EpsilonResult`` (catalogue entries: ``Mech
 / ``MechanismEpsilon``, with ``attained_by``, ``bound`` and ``terms``): ``value``,
 ``lower``, ``upper``, ``abs_error``, ``verified_digits``, ``proven`` and ``method``.  A list
 of eps (or delta) gives a list of results; a bracket composes once for all of them.
+
+The door owns the policy; the engines (``refacct.engine``) only compute:
+
+* validation: every query parsed exactly and checked before the first is computed;
+* routing: ``route`` (the rule of ``refacct.routing``, and each engine's ``supports``);
+* the maximum over a catalogue entry's terms (``refacct.maximum.over_terms``) for
+  engines that take single pairs;
+* ``time_limit``: seconds for all queries, each with an equal share; attempts of rising
+  accuracy, each a bound that holds (``_staged``).
 """
 from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from . import certified, hockey, progress, routing, shuffle
+from . import progress, routing
+from .engine import Engine, Request
 from .errors import InputError, InputTypeError
-from .exact import digits_parameter, positive
+from .exact import alpha_or_eps, digits_parameter, eps_parameter, positive, probability
 from .mechanisms import Dominated, Shuffled
 from .maximum import over_terms
 from .pairs import Composition, Pair, PublicMixture, steps as check_steps
+from .result import time_limited
 
 __all__ = ["METHODS", "delta", "epsilon", "hockey_stick", "route", "answer"]
 
 METHODS = ("auto", "exact", "quadrature", "certified", "bracket")
+STAGE_DIGITS = 6
 
 
 def delta(x, eps, *, steps: int = 1, digits: int = 20, method: str = "auto",
@@ -54,7 +66,7 @@ def delta(x, eps, *, steps: int = 1, digits: int = 20, method: str = "auto",
     """delta(eps) = H_{e^eps} of ``x`` run ``steps`` times (001 Definition 4; the maximum
     over a catalogue entry's terms), for one eps or a list (then a list of results), by
     ``method`` (module docstring).  ``width``: a proven bracket's relative width;
-    ``time_limit``: seconds for all of them (``refacct.hockey``)."""
+    ``time_limit``: seconds for all of them (module docstring)."""
     return _answer("delta", x, eps, steps, digits, method, width, time_limit)
 
 
@@ -80,8 +92,8 @@ def hockey_stick(x, alpha: object = None, *, eps: object = None, steps: int = 1,
 
 
 def route(x, steps: int = 1, method: str = "auto") -> routing.Route:
-    """What answers ``x`` run ``steps`` times by ``method``: the target and whether by a
-    proven bracket (``refacct.routing.Route``); InputError for a method ``x`` has not."""
+    """What answers ``x`` run ``steps`` times by ``method``: the target, the engine and why
+    (``refacct.routing.Route``); InputError for a method ``x`` has not."""
     if method not in METHODS:
         raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     T = check_steps(steps, "steps")
@@ -90,10 +102,11 @@ def route(x, steps: int = 1, method: str = "auto") -> routing.Route:
         if force:
             raise InputError("shuffling has no proven-bracket path: its curve is 002's lower "
                              "bound, not a pair")
-        if method not in ("auto", "exact"):
-            raise InputError(f"a shuffled entry (002's lower bounds) has the methods auto and "
-                             f"exact, not {method}")
-        return routing.Route(_more_steps(x, T), 1, False, routing.STANDARD)
+        if method not in routing.SHUFFLED_ENGINES:
+            raise InputError(f"a shuffled entry (002's lower bounds) has the methods "
+                             f"{' and '.join(routing.SHUFFLED_ENGINES)}, not {method}")
+        return routing.Route(_more_steps(x, T), 1, routing.SHUFFLED_ENGINES[method],
+                             routing.STANDARD)
     if isinstance(x, Dominated):
         if method in ("auto", "bracket"):
             if T == 1:
@@ -107,10 +120,20 @@ def route(x, steps: int = 1, method: str = "auto") -> routing.Route:
     else:
         raise InputTypeError(f"expected a Pair, Composition, PublicMixture, catalogue entry or "
                              f"shuffled entry, got {type(x).__name__}")
-    if method == "exact" and routing.compositions(target)[1]:
-        raise InputError("method 'exact' needs discrete pairs (Discrete, randomized response); "
-                         "this one has a continuous factor: use 'quadrature' or 'certified'")
-    return routing.Route(target, 1, False, f"{method} method")
+    engine = routing.ENGINES[method]
+    for term in _terms(engine, target):
+        refusal = engine.supports(term)
+        if refusal is not None:
+            raise InputError(refusal)
+    return routing.Route(target, 1, engine, f"{method} method")
+
+
+def _terms(engine: Engine, target) -> Sequence:
+    """What ``engine`` is given: a catalogue entry's terms one by one, unless it maximises
+    over them itself."""
+    if isinstance(target, Dominated) and not engine.entries:
+        return [pair for _, pair in target.terms]
+    return [target]
 
 
 def _more_steps(x, T: int):
@@ -126,59 +149,87 @@ def _more_steps(x, T: int):
 
 def _answer(kind: str, x, values, steps, digits, method, width, time_limit):
     many = isinstance(values, (list, tuple))
-    digits = digits_parameter(digits)
-    if width is not None:
-        width = positive(width, "width")
     way = route(x, steps, method)
-    if width is not None and not way.bracket:
-        raise InputError("width sets the width of a proven bracket; this query goes to "
-                         f"the {way.reason} (use method='bracket')")
-    if way.bracket and kind == "alpha":
-        raise InputError(f"H_alpha has no proven-bracket path ({way.reason}); ask for delta "
-                         "at eps")
+    request = _request(way, kind, list(values) if many else [values], digits, width)
     with progress.deadline(time_limit):
-        results = answer(way, kind, list(values) if many else [values], digits=digits,
-                         method=method, width=width)
+        results = _run(way, request)
     return results if many else results[0]
 
 
 def answer(way: routing.Route, kind: str, queries: Sequence, *, digits: int = 20,
-           method: str = "auto", width: object = None) -> List:
+           width: object = None) -> List:
     """Results of ``queries`` ("delta": eps values, "epsilon": delta values, "alpha":
-    alpha values) on a ``route``: one proven-bracket composition for all of them, or the
-    engine ``method`` names for each (the command line routes first, to word its own
-    refusals, then asks here)."""
-    if way.bracket:
-        return _bracketed(way, kind, queries, width)
-    return [_one(kind, way.target, q, digits, method) for q in progress.shared(queries)]
+    alpha values) on a ``route``, every query checked before the first is computed (the
+    command line routes first, to word its own refusals, then asks here)."""
+    return _run(way, _request(way, kind, queries, digits, width))
 
 
-def _bracketed(way: routing.Route, kind: str, queries: Sequence, width):
-    """Proven brackets for every query at once; the engine's refusal is bad input."""
+def _request(way: routing.Route, kind: str, queries: Sequence, digits, width) -> Request:
+    """The checked request: every query parsed exactly, the kind one the engine answers,
+    a width only for a proven bracket."""
+    digits = digits_parameter(digits)
+    if width is not None:
+        width = positive(width, "width")
+        if not way.bracket:
+            raise InputError("width sets the width of a proven bracket; this query goes to "
+                             f"the {way.reason}: ask for the bracket method")
+    if kind not in way.engine.kinds:
+        raise InputError(f"H_alpha has no {way.engine.name} path ({way.reason}); ask for "
+                         "delta at eps")
+    parse = {"delta": eps_parameter, "epsilon": lambda d: probability(d, "delta"),
+             "alpha": lambda a: alpha_or_eps(a, None)[0]}[kind]
+    return Request(kind, tuple(parse(q) for q in queries), digits, width, way.steps)
+
+
+def _run(way: routing.Route, request: Request) -> List:
+    """One computation for all queries (``engine.batch``), or one query at a time with its
+    share of the time limit."""
+    engine = way.engine
     try:
-        return routing.bracket(way, kind, queries, width)
-    except ValueError as exc:
-        raise InputError(f"proven-bracket path ({way.reason}): {exc}") from None
+        if engine.batch:
+            return engine.answer(way.target, request)
+        return [_one(engine, way.target, request.at(q))
+                for q in progress.shared(request.queries)]
+    except InputError as exc:  # the engine's refusal, named with the route
+        raise InputError(f"{engine.name} path ({way.reason}): {exc}") from None
 
 
-def _shuffled(kind: str, target: Shuffled, query, digits: int, exact: bool):
-    """002's lower bounds (``refacct.shuffle``): eq. (7) maximised over C, or with ``exact``
-    (steps <= 3) the pair itself in both orders."""
-    if kind == "alpha":
-        raise InputError("a shuffled entry answers delta at eps and eps at delta, not H_alpha")
-    if kind == "epsilon":
-        return shuffle.shuffle_lower_bound_epsilon(target.sigma, target.steps, query,
-                                                   digits=digits)
-    run = shuffle.shuffle_both_orders if exact else shuffle.shuffle_lower_bound
-    return run(target.sigma, target.steps, query, digits=digits)
+def _one(engine: Engine, target, request: Request):
+    """One query; a catalogue entry's maximum over its terms (``over_terms``) when the
+    engine takes single pairs."""
+    if isinstance(target, Dominated) and not engine.entries:
+        return over_terms(target, request.kind,
+                          lambda pair, q: _staged(engine, pair, request.at(q)),
+                          request.queries[0])
+    return _staged(engine, target, request)
 
 
-def _one(kind: str, target, query, digits: int, method: str):
-    """One query by the standard engines, the certified ones or a shuffled entry's bounds."""
-    if isinstance(target, Shuffled):
-        return _shuffled(kind, target, query, digits, method == "exact")
-    engine = certified if method == "certified" else hockey
-    run = {"delta": engine.delta, "epsilon": engine.epsilon, "alpha": engine.hockey_stick}[kind]
-    if isinstance(target, Dominated):
-        return over_terms(target, kind, lambda pair, q: run(pair, q, digits=digits), query)
-    return run(target, query, digits=digits)
+def _staged(engine: Engine, target, request: Request):
+    """The engine's answer to one query.  Under a time limit (when the engine's answer
+    takes time): attempts of rising accuracy, each a bound that holds: a proven bracket
+    (default width, where the brackets take the pair; not for H_alpha), the engine at
+    ``STAGE_DIGITS`` digits, then at the digits asked.  When the limit runs out, the last
+    attempt that ended, marked ``time_limited``; with none, the engine's ``known`` bound
+    (or a ``TimeLimitError``)."""
+    with progress.task(request.what):
+        if not progress.limited() or not engine.staged(target, request):
+            return engine.answer(target, request)[0]
+        quick = [] if request.kind == "alpha" else [lambda: _quick_bracket(target, request)]
+        digits = request.digits
+        stages = [digits] if digits <= STAGE_DIGITS else [STAGE_DIGITS, digits]
+        return progress.best_reached(
+            quick + [lambda d=d: engine.answer(target, request.at(request.queries[0], d))[0]
+                     for d in stages],
+            lambda: engine.known(target, request), time_limited)
+
+
+def _quick_bracket(target, request: Request):
+    """A proven bracket of default width, or None where the brackets do not take the pair
+    (an InputError) or cannot build its lattice (an ArithmeticError or a ValueError from
+    Arb: losses spread over less than the lattice's precision resolves, or over 10^80 at
+    sigma = 1e-40).  This quick stage is optional: the engine that follows answers then,
+    and reports its own failures."""
+    try:
+        return routing.BRACKET.answer(target, request)[0]
+    except (ValueError, ArithmeticError):
+        return None

@@ -28,6 +28,7 @@ multiples of one logarithm (randomized response) is composed on its own lattice 
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -42,6 +43,7 @@ from .engines.lattice.aligned import AlignedLoss, aligned_loss
 from .engines.arb import all_cores, arb_ends, fork_is_safe
 from .engines.lattice.loss_cells import Cells, _fraction_mid, one_step_cells
 from . import guards, progress
+from .engine import Engine, Request
 from .maximum import combine
 from .mechanisms.entry import Dominated
 from .exact import eps_parameter, mpf_parts, positive, rational, to_mpf
@@ -50,7 +52,7 @@ from .result import (EXACT_EXPONENT_BITS, DeltaResult, EpsilonResult, midpoint_r
                      time_limited)
 from .errors import InputError, InputTypeError
 
-__all__ = ["delta_bracket", "epsilon_bracket", "Bracketed", "factors_of"]
+__all__ = ["delta_bracket", "epsilon_bracket", "Bracketed", "factors_of", "Bracket", "BRACKET"]
 
 DEFAULT_REL_WIDTH = Fraction(1, 100)
 DEFAULT_EPS_WIDTH = Fraction(1, 100)
@@ -337,23 +339,25 @@ def _no_time_for(seconds: float) -> bool:
 
 
 @progress.reported("delta(eps), proven bracket")
-def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT_REL_WIDTH,
-                  max_lattice: int = MAX_LATTICE, floor: object = 0,
-                  time_limit: Optional[float] = None, workers: int = 1):
+def delta_bracket(x, eps: object, *, steps: int = 1, width: object = DEFAULT_REL_WIDTH,
+                  max_lattice: int = MAX_LATTICE, floor: object = 0, workers: int = 1):
     """A proven bracket on delta(eps) = H_{e^eps} of ``x`` composed ``steps`` times
     (001 Definition 3; module docstring for the method).
 
     ``eps`` is one value or a sequence (one composition serves them all; a list of results
-    is returned).  ``rel_width``: the bracket is refined until (upper - lower) <=
-    rel_width * max(lower, floor) for every eps, or the lattice step reaches
+    is returned).  ``width`` (relative): the bracket is refined until (upper - lower) <=
+    width * max(lower, floor) for every eps, or the lattice step reaches
     2^-max_lattice (``floor``: a delta below which precision is not needed, e.g. the
     other terms' value when a catalogue entry takes a maximum).  Each
     result is a ``DeltaResult`` with ``proven=True``, ``enclosure=(lower, upper)``,
     ``value`` the midpoint and ``abs_error`` the half-width; for a catalogue entry, a
-    ``MechanismDelta`` (the maximum over its terms, 001 Sec. 5).  ``time_limit``
-    (seconds): when it runs out, the last pass's brackets, marked ``time_limited``
-    (``TimeLimitError`` before the first pass ends).  ``workers``: processes that
-    bracket a catalogue entry's terms side by side (``_mechanism``).
+    ``MechanismDelta`` (the maximum over its terms, 001 Sec. 5).  When the door's time
+    limit (``progress.deadline``) runs out: the last pass's brackets, marked
+    ``time_limited`` (``TimeLimitError`` before the first pass ends).  ``workers``:
+    processes that bracket a catalogue entry's terms side by side (``_mechanism``).
+
+    The door is ``refacct.delta(x, eps, method="bracket")``; this engine function adds
+    the knobs ``max_lattice``, ``floor`` and ``workers``.
 
     >>> from refacct import Pair, Gaussian, Mixture
     >>> P = Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))])
@@ -364,7 +368,7 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
     many = not isinstance(eps, (int, str, Fraction, float)) and hasattr(eps, "__iter__")
     values = [eps_parameter(e) for e in (eps if many else [eps])]
     T = check_steps(steps, "steps")
-    width = to_mpf(positive(rel_width, "rel_width"))
+    relative = to_mpf(positive(width, "width"))
     floor = rational(floor, "floor")
     if floor < 0:
         raise InputError(f"floor must be >= 0, got {floor}")
@@ -372,9 +376,8 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
     _check_lattice_cap(max_lattice)
     check_steps(workers, "workers")  # processes: an int >= 1
     if isinstance(x, Dominated):
-        with progress.deadline(time_limit):
-            return _mechanism(x, values, many, T, "delta", workers,
-                              {"rel_width": rel_width, "max_lattice": max_lattice})
+        return _mechanism(x, values, many, T, "delta", workers,
+                          {"width": width, "max_lattice": max_lattice})
     factors = factors_of(x, T)
     total = _total_steps(factors)
 
@@ -397,7 +400,7 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
             if upper <= 0:
                 over.append(mpmath.mpf(0))
             elif scale > 0:
-                over.append((upper - lower) / (width * scale))
+                over.append((upper - lower) / (relative * scale))
             else:
                 over.append(mp.inf if not previous or upper < previous[i] / 4 else 0)
         previous[:] = [up for _, up in brackets]
@@ -406,19 +409,18 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
     def retry(plan: _Plan, brackets, run: _Pass) -> bool:
         """A one-step tail that could matter at the smallest delta: shrink it."""
         scale = min(max(lower, floor) for lower, _ in brackets)
-        if scale > 0 and to_mpf(total * plan.tail) > width * scale / 1000:
+        if scale > 0 and to_mpf(total * plan.tail) > relative * scale / 1000:
             plan.tail = Fraction(1, 10 ** (2 * int(mpmath.ceil(-mpmath.log10(scale))) + 10))
             return True
         return False
 
-    margin = 5 + Fraction(int(mpmath.ceil(-mpmath.log(width))))
-    with progress.deadline(time_limit):
-        brackets, run = _run(factors,
-                             lambda: _first_plan(factors, max(values), margin,
-                                                 Fraction(1, 10 ** 40), width),
-                             ends, excess, retry,
-                             lambda lo, up: width * max(lo, floor, up / 1000) / 10,
-                             max_lattice)
+    margin = 5 + Fraction(int(mpmath.ceil(-mpmath.log(relative))))
+    brackets, run = _run(factors,
+                         lambda: _first_plan(factors, max(values), margin,
+                                             Fraction(1, 10 ** 40), relative),
+                         ends, excess, retry,
+                         lambda lo, up: relative * max(lo, floor, up / 1000) / 10,
+                         max_lattice)
     for e, (lo, up) in zip(values, brackets):
         with mp.workprec(max(run.plan.prec, 64)):
             value, half = midpoint_radius(lo, up)
@@ -430,9 +432,8 @@ def delta_bracket(x, eps: object, steps: int = 1, *, rel_width: object = DEFAULT
 
 
 @progress.reported("eps(delta), proven bracket")
-def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT_EPS_WIDTH,
-                    max_lattice: int = MAX_LATTICE, time_limit: Optional[float] = None,
-                    workers: int = 1):
+def epsilon_bracket(x, delta: object, *, steps: int = 1, width: object = DEFAULT_EPS_WIDTH,
+                    max_lattice: int = MAX_LATTICE, workers: int = 1):
     """A proven bracket on eps(delta), the smallest eps >= 0 with delta(eps) <= delta, for
     ``x`` composed ``steps`` times.  On each lattice interval the measures' curves are
     A - e^eps B, so each end is ln((A - delta) / B) (docs/numerics.md): the upper
@@ -441,8 +442,8 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
     ``delta`` is one value or a sequence (a list of results is returned).  ``width``:
     refined until upper - lower <= width (absolute, in eps) for every delta.  Catalogue
     entries give a ``MechanismEpsilon``: eps of a maximum of curves is the maximum of the
-    eps (``refacct.maximum``).  ``time_limit``, ``workers``: as for
-    ``delta_bracket``.
+    eps (``refacct.maximum``).  The time limit, ``workers``: as for ``delta_bracket``;
+    the door is ``refacct.epsilon(x, delta, method="bracket")``.
     """
     many = not isinstance(delta, (int, str, Fraction, float)) and hasattr(delta, "__iter__")
     values = [rational(d, "delta") for d in (delta if many else [delta])]
@@ -454,9 +455,8 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
     _check_lattice_cap(max_lattice)
     check_steps(workers, "workers")  # processes: an int >= 1
     if isinstance(x, Dominated):
-        with progress.deadline(time_limit):
-            return _mechanism(x, values, many, T, "epsilon", workers,
-                              {"width": width, "max_lattice": max_lattice})
+        return _mechanism(x, values, many, T, "epsilon", workers,
+                          {"width": width, "max_lattice": max_lattice})
     factors = factors_of(x, T)
     total = _total_steps(factors)
 
@@ -501,10 +501,9 @@ def epsilon_bracket(x, delta: object, steps: int = 1, *, width: object = DEFAULT
         finite = [up for _, up in brackets if not mpmath.isinf(up)]
         return Fraction(int(mpmath.ceil(max(finite)))) + EPS_MARGIN if finite else None
 
-    with progress.deadline(time_limit):
-        brackets, run = _run(factors, first_plan, ends,
-                             lambda bs: max((up - lo) / target for lo, up in bs), retry,
-                             tolerance, max_lattice, keep_top)
+    brackets, run = _run(factors, first_plan, ends,
+                         lambda bs: max((up - lo) / target for lo, up in bs), retry,
+                         tolerance, max_lattice, keep_top)
     results = [EpsilonResult(*midpoint_radius(lo, up), method=_method(run), digits=3,
                              delta_target=d, enclosure=(lo, up), proven=True)
                for d, (lo, up) in zip(values, brackets)]
@@ -522,9 +521,10 @@ def _mechanism(mech, values, many: bool, T: int, kind: str, workers: int, option
     labels = [label for label, _ in mech.terms]
     terms = [term for _, term in mech.terms]
     if len(terms) == 1:
-        per_term = [run(terms[0], values, T, **options)]
+        per_term = [run(terms[0], values, steps=T, **options)]
     else:
-        scouts = [run(term, values, T, **dict(options, max_lattice=8)) for term in terms]
+        scouts = [run(term, values, steps=T, **dict(options, max_lattice=8))
+                  for term in terms]
         best = [max(s[i].lower for s in scouts) for i in range(len(values))]
         if kind == "delta":
             options = dict(options, floor=_fraction_below(min(best)))
@@ -541,21 +541,28 @@ def _mechanism(mech, values, many: bool, T: int, kind: str, workers: int, option
 
 
 def _side_by_side(run, terms: list, values: list, T: int, options: dict, workers: int):
-    """``run(term, values, T, **options)`` for each term: in this process, or with
+    """``run(term, values, steps=T, **options)`` for each term: in this process, or with
     ``workers`` > 1 and several terms in worker processes (each gets the time left),
     forked, or spawned while FLINT's thread pool holds threads (``fork_is_safe``).  A
     daemonic process (a worker of a multiprocessing pool) may not start processes: there
     the terms run in this process."""
     import multiprocessing
     if workers == 1 or len(terms) < 2 or multiprocessing.current_process().daemon:
-        return [run(term, values, T, **options) for term in terms]
+        return [run(term, values, steps=T, **options) for term in terms]
     from concurrent.futures import ProcessPoolExecutor
     left = progress.remaining()
-    limit = {} if math.isinf(left) else {"time_limit": max(left, 1e-3)}
+    seconds = None if math.isinf(left) else max(left, 1e-3)
     context = None if fork_is_safe() else multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(min(workers, len(terms)), mp_context=context) as pool:
-        futures = [pool.submit(run, term, values, T, **options, **limit) for term in terms]
+        futures = [pool.submit(_within, seconds, run, term, values, T, options)
+                   for term in terms]
         return [future.result() for future in futures]
+
+
+def _within(seconds: Optional[float], run, term, values: list, T: int, options: dict):
+    """``run`` in a worker process, under the time the parent had left."""
+    with progress.deadline(seconds):
+        return run(term, values, steps=T, **options)
 
 
 def _check_lattice_cap(max_lattice: object) -> None:
@@ -593,3 +600,27 @@ def _marked(results: list, run: _Pass, many: bool):
 
 def _method(run: _Pass) -> str:
     return run.plan.describe(run.seconds)
+
+
+class Bracket(Engine):
+    """Proven brackets (module docstring) for the door's ``method="bracket"`` and for
+    routing beyond the standard engines' step limits: one composition serves every query;
+    a catalogue entry's terms are bracketed side by side, one process per core.  A pair
+    the lattices do not take is bad input."""
+
+    name = "proven-bracket"
+    kinds = ("delta", "epsilon")
+    batch = True
+    entries = True
+
+    def answer(self, target, request: Request) -> List:
+        run = delta_bracket if request.kind == "delta" else epsilon_bracket
+        options = {} if request.width is None else {"width": request.width}
+        try:
+            return run(target, list(request.queries), steps=request.steps,
+                       workers=os.cpu_count() or 1, **options)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+
+
+BRACKET = Bracket()

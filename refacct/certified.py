@@ -1,5 +1,6 @@
 """Certified values: H_alpha, delta(eps) and eps(delta) as proven enclosures (Arb balls,
-python-flint), for one step and k = 2 of Gaussian / Laplace mixture pairs.
+python-flint), for one step and k = 2 of Gaussian / Laplace mixture pairs: the engine
+behind the door's ``method="certified"`` (``refacct.engine``).
 
 001 Definition 3: H_alpha(P || Q) = integral (p - alpha q)_+; delta(eps) = H_{e^eps};
 eps(delta) the smallest eps >= 0 with delta(eps) <= delta.  Where ``refacct.hockey`` reports
@@ -23,8 +24,9 @@ at two distinct means at most: shifts, Poisson-subsampled Gaussians).  Precision
 the radius meets ``digits`` relative digits, within a fixed budget; after it the wider,
 still proven, enclosure is returned.
 
+>>> import refacct
 >>> from refacct import Gaussian, Pair
->>> r = delta(Pair(Gaussian(0, 1), Gaussian(1, 1)), 1, digits=15)
+>>> r = refacct.delta(Pair(Gaussian(0, 1), Gaussian(1, 1)), 1, digits=15, method="certified")
 >>> r.proven, r.lower <= r.value <= r.upper, r.verified_digits >= 15
 (True, True, True)
 """
@@ -36,7 +38,8 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from mpmath import mp
 
 from . import guards
-from .exact import alpha_or_eps, digits_parameter, eps_parameter, probability, to_mpf
+from .engine import Engine, Request
+from .exact import to_mpf
 from .pairs import Pair, PairLike, as_public_mixture
 from .result import DeltaResult, EpsilonResult
 
@@ -47,7 +50,7 @@ from .engines.certified.arb_onestep import CertifiedPair, GaussianPair, certifie
 from .engines.certified.expsum import ExactBeta
 from .errors import InputError
 
-__all__ = ["hockey_stick", "delta", "epsilon"]
+__all__ = ["Certified", "CERTIFIED"]
 
 MAX_STEPS = 2
 BUDGET = 3  # precision passes: target bits + 32, then twice and four times the margin
@@ -160,44 +163,33 @@ def _delta_result(terms, beta: "ExactBeta", digits: int, alpha: Optional[Fractio
                        enclosure=_arb.arb_ends(ball), proven=True)
 
 
-# --- public API ------------------------------------------------------------------------------
+# --- the engine ------------------------------------------------------------------------------
 
-def hockey_stick(pair: PairLike, alpha: object = None, *, eps: object = None,
-                 digits: int = 20) -> DeltaResult:
-    """H_alpha(P || Q) = integral (p - alpha q)_+ (001 Definition 3) as a proven enclosure,
-    for alpha >= 0 rational or alpha = e^eps (exactly one of the two).
+class Certified(Engine):
+    """Proven enclosures (module docstring) for the door's ``method="certified"``; the
+    refusal names what is not supported."""
 
-    ``pair``: a continuous ``Pair``, a ``Composition`` of at most two steps or a
-    ``PublicMixture`` of such (see the module docstring).  ``ValueError`` names what is not
-    supported; ``ImportError`` when python-flint is missing."""
-    digits = digits_parameter(digits)
-    a, e = alpha_or_eps(alpha, eps)
-    beta = ExactBeta.rational(a) if a is not None else ExactBeta.exp(e)
-    return _delta_result(_terms(pair), beta, digits, a, e)
+    name = "certified"
 
+    def supports(self, target) -> Optional[str]:
+        try:
+            _terms(target)
+        except InputError as exc:
+            return str(exc)
+        return None
 
-def delta(pair: PairLike, eps, *, digits: int = 20):
-    """delta(eps) = H_{e^eps}(P || Q) (001 Sec. 2) as a proven enclosure, for one eps or a
-    list of them (then a list of results)."""
-    digits = digits_parameter(digits)
-    terms = _terms(pair)
-
-    def one(e):
-        e = eps_parameter(e)
-        return _delta_result(terms, ExactBeta.exp(e), digits, None, e)
-
-    return [one(e) for e in eps] if isinstance(eps, (list, tuple)) else one(eps)
+    def answer(self, target, request: Request) -> List:
+        terms = _terms(target)
+        if request.kind == "epsilon":
+            return [_epsilon_one(terms, d, request.digits) for d in request.queries]
+        if request.kind == "alpha":
+            return [_delta_result(terms, ExactBeta.rational(a), request.digits, a, None)
+                    for a in request.queries]
+        return [_delta_result(terms, ExactBeta.exp(e), request.digits, None, e)
+                for e in request.queries]
 
 
-def epsilon(pair: PairLike, delta, *, digits: int = 20):
-    """eps(delta) = the smallest eps >= 0 with delta(eps) <= delta, as a proven enclosure
-    [lo, hi] with delta(lo) > delta >= delta(hi) certified (delta(eps) is non-increasing,
-    001 Sec. 2); for one delta in [0, 1] or a list of them."""
-    digits = digits_parameter(digits)
-    terms = _terms(pair)
-    if isinstance(delta, (list, tuple)):
-        return [_epsilon_one(terms, probability(d, "delta"), digits) for d in delta]
-    return _epsilon_one(terms, probability(delta, "delta"), digits)
+CERTIFIED = Certified()
 
 
 # --- eps(delta) -------------------------------------------------------------------------------

@@ -58,7 +58,7 @@ from typing import List, Optional, Sequence, Union
 
 from . import __version__, api, mechanisms, progress, routing, tradeoff
 from .errors import InputError, TimeLimitError
-from .exact import eps_parameter, positive, probability, rational
+from .exact import positive
 from .exact_text import MAX_SHOWN_DIGITS, fraction_text, shown as exact_shown, size_text
 from .exact import MAX_DIGITS
 from .reproduce import digits_text, render_markdown, render_text, run_all
@@ -266,21 +266,16 @@ _MECHANISM_ONLY = ("sigma", "scale", "p", "sensitivity", "q", "n", "batch", "p_s
 
 
 def _route(args):
-    """(method, route): the method the flags ask for the pair or mechanism of ``_target``,
-    and what answers (``refacct.api.route``, whose rule is ``refacct.routing``'s)."""
+    """What answers the pair or mechanism of ``_target`` by the method the flags ask
+    (``refacct.api.route``, whose rule is ``refacct.routing``'s); the queries, digits and
+    width are checked by ``refacct.api.answer`` before anything is computed."""
     if args.certified and (args.bracket or args.width is not None):
         raise InputError("--certified and --bracket / --width are two different methods: "
                          "give one")
-    if args.width is not None:
-        positive(args.width, "--width")
     x, steps = _target(args)
     method = ("certified" if args.certified else "bracket" if args.bracket
               else "exact" if args.exact_shuffle else "auto")
-    way = api.route(x, steps, method)
-    if args.width is not None and not way.bracket:
-        raise InputError("--width sets the width of a proven bracket; this query goes to the "
-                         "standard engines (add --bracket)")
-    return method, way
+    return api.route(x, steps, method)
 
 
 def _target(args):
@@ -305,10 +300,6 @@ def _mechanism(args):
     """The one-step catalogue entry of MECHANISM and its options (``mechanisms.build``)."""
     if args.exact_shuffle and args.sampling != "shuffle":
         raise InputError("--exact-shuffle needs --sampling shuffle")
-    if args.steps > routing.CLOSED_MAX_STEPS:
-        raise InputError(f"--steps must be <= {routing.CLOSED_MAX_STEPS} (closed forms and "
-                         f"few-atom exact PLDs; proven brackets take up to "
-                         f"{routing.MAX_STEPS}), got {args.steps}")
     base = mechanisms.base_mechanism(args.mechanism, sigma=args.sigma, scale=args.scale,
                                      p=args.p, sensitivity=args.sensitivity)
     relation = args.relation or ("zero-out" if args.sampling in ("deterministic", "shuffle")
@@ -320,22 +311,12 @@ def _mechanism(args):
 
 
 def _cmd_delta(args) -> int:
-    method, way = _route(args)
+    way = _route(args)
     _writable(args.exact_file, "--exact-file ")
-    if args.alpha is not None:
-        key, queries = "alpha", args.alpha
-        for a in queries:  # check every query before the first (possibly slow) evaluation
-            if rational(a, "alpha") < 0:
-                raise InputError(f"alpha must be >= 0, got {a}")
-    else:
-        key, queries = "eps", args.eps
-        for e in queries:
-            eps_parameter(e)
-    if way.bracket and key == "alpha":
-        raise InputError(f"--alpha has no proven-bracket path ({way.reason}); ask --eps")
+    key, queries = ("alpha", args.alpha) if args.alpha is not None else ("eps", args.eps)
     with progress.deadline(args.time_limit):
         results = api.answer(way, "alpha" if key == "alpha" else "delta", queries,
-                             digits=args.digits, method=method, width=args.width)
+                             digits=args.digits, width=args.width)
     _write_exact(args.exact_file, key, queries, results)
     records = [_record(key, q, "delta", r, args.digits) for q, r in zip(queries, results)]
     value_name = "delta" if key == "eps" else "H_alpha"
@@ -346,12 +327,10 @@ def _cmd_delta(args) -> int:
 def _cmd_epsilon(args) -> int:
     if args.exact_shuffle:
         raise InputError("--exact-shuffle is for delta only")
-    method, way = _route(args)
+    way = _route(args)
     _writable(args.exact_file, "--exact-file ")
-    for d in args.delta:
-        probability(d, "delta")
     with progress.deadline(args.time_limit):
-        results = api.answer(way, "epsilon", args.delta, digits=args.digits, method=method,
+        results = api.answer(way, "epsilon", args.delta, digits=args.digits,
                              width=args.width)
     _write_exact(args.exact_file, "delta_target", args.delta, results)
     records = [_record("delta_target", q, "eps", r, args.digits)

@@ -9,7 +9,7 @@ from typing import Tuple
 
 from mpmath import mp
 
-from . import api, hockey
+from . import api
 from .errors import InputError, InputTypeError
 from .exact import eps_parameter, positive, rational, to_mpf
 from .maximum import MechanismDelta
@@ -39,8 +39,8 @@ def switch_point(mech: Dominated, first: str, second: str, lo: object, hi: objec
 
     def sign(eps: Fraction) -> int:
         for dig in (digits, 2 * digits):
-            x = hockey.delta(pairs[first], eps, digits=dig)
-            y = hockey.delta(pairs[second], eps, digits=dig)
+            x = api.delta(pairs[first], eps, digits=dig, method="quadrature")
+            y = api.delta(pairs[second], eps, digits=dig, method="quadrature")
             gap = x.value - y.value
             if abs(gap) > x.abs_error + y.abs_error:
                 return 1 if gap > 0 else -1

@@ -1,6 +1,7 @@
-"""The standard engines behind the front door (``refacct.delta`` / ``epsilon`` /
-``hockey_stick``, ``method="quadrature"``): H_alpha(P || Q), delta(eps) and eps(delta) of
-one pair, composition or public mixture, with error bounds.
+"""The standard engines (``method`` "quadrature", and "exact" for discrete pairs):
+H_alpha(P || Q), delta(eps) and eps(delta) of one pair, composition or public mixture,
+with error bounds.  The door is ``refacct.delta`` / ``epsilon`` / ``hockey_stick``; this
+module is the engine behind it (``refacct.engine``).
 
 001 Definition 3: H_alpha(P || Q) = E_Q[(dP/dQ - alpha)_+] = integral (p - alpha q)_+, for
 alpha in [0, inf); delta(eps) = H_{e^eps} (Definition 4 for a fixed pair); eps(delta) is the
@@ -15,18 +16,15 @@ Dispatch (one engine per kind of pair, ``refacct.engines``):
 a ``PublicMixture`` is the weighted sum of its terms.  Continuous values carry the bound
 of ``engines.quadrature.verify.two_evaluations``.
 
-``time_limit`` (seconds): attempts of rising accuracy, each a bound that holds: a proven
-bracket (``refacct.brackets``, default width, where it takes the pair), the engines at
-``STAGE_DIGITS`` digits, then at the digits asked.  When the limit runs out, the last
-attempt's result that ended is returned, marked ``time_limited`` (for delta with none yet,
-the enclosure ``guards.enclosure`` knows without the engines; for eps, a
-``TimeLimitError``).
+Under a time limit the door makes attempts of rising accuracy; when none has ended,
+``known`` gives the enclosure ``guards.enclosure`` knows without the engines (delta and
+H_alpha; for eps, none).
 """
 from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from typing import Optional
+from typing import List, Optional, Tuple
 
 import flint
 import mpmath
@@ -36,20 +34,18 @@ from .engines.quadrature import composed
 
 from .engines.exact import discrete
 from .engines.quadrature.shift import hockey_shift, shift_squared
-from . import brackets, guards, progress
+from . import guards, progress
+from .engine import Engine, Request
 from .engines.quadrature.onestep import onestep, resolution_bits, supports
 from .engines.quadrature.verify import two_evaluations
-from .exact import (MAX_ABS_EPS, alpha_or_eps, digits_parameter, eps_parameter, probability,
-                    rational, reduced, to_mpf)
-from .pairs import Composition, Pair, PairLike, PublicMixture, as_public_mixture
-from .result import DeltaResult, EpsilonResult, midpoint_radius, time_limited
+from .exact import MAX_ABS_EPS, rational, reduced, to_mpf
+from .pairs import Composition, Pair, PublicMixture, as_public_mixture
+from .result import DeltaResult, EpsilonResult, midpoint_radius
 from .roots import illinois
 from .errors import InputError
 
-__all__ = ["hockey_stick", "delta", "epsilon"]
+__all__ = ["Standard", "QUADRATURE", "EXACT"]
 
-
-STAGE_DIGITS = 6
 
 
 def _is_discrete(pm: PublicMixture) -> bool:
@@ -66,77 +62,56 @@ def _pld(pm: PublicMixture) -> discrete.PLD:
     return parts[0][1] if len(parts) == 1 else discrete.mix(parts)
 
 
-# --- hockey-stick divergence -------------------------------------------------------------
+# --- the engine --------------------------------------------------------------------------
 
-def hockey_stick(
-    pair: PairLike, alpha: object = None, *, eps: object = None, digits: int = 20,
-    time_limit: Optional[float] = None,
-) -> DeltaResult:
-    """H_alpha(P || Q) = integral (p - alpha q)_+ (001 Definition 3), for alpha >= 0 or
-    alpha = e^eps, to ``digits`` verified significant digits.
-
-    Exactly one of ``alpha`` (a rational >= 0: int, Fraction, "4/3", "1e-3") and ``eps``
-    (a rational) must be given.  Discrete pairs with rational alpha return the exact
-    rational in ``.exact``.  ``time_limit``: seconds (module docstring).
+class Standard(Engine):
+    """The standard engines (module docstring) for one pair, composition or public mixture;
+    ``discrete_only``: the method "exact", which refuses a continuous factor.
 
     >>> from refacct import Discrete, Pair
     >>> P = Discrete({0: "3/4", 1: "1/4"}); Q = Discrete({0: "1/2", 1: "1/2"})
-    >>> hockey_stick(Pair(P, Q) ** 2, alpha="4/3").exact  # 001 App. B.1
+    >>> QUADRATURE.answer(Pair(P, Q) ** 2, Request("alpha", (Fraction(4, 3),)))[0].exact
     Fraction(11, 48)
     """
-    digits = digits_parameter(digits)
-    a, e = alpha_or_eps(alpha, eps)
-    pm = as_public_mixture(pair)
-    with progress.deadline(time_limit):
-        return _delta_one(pm, a, e, digits)
+
+    def __init__(self, name: str, discrete_only: bool = False) -> None:
+        self.name, self.discrete_only = name, discrete_only
+
+    def supports(self, target) -> Optional[str]:
+        if self.discrete_only and not _is_discrete(as_public_mixture(target)):
+            return ("method 'exact' needs discrete pairs (Discrete, randomized response); "
+                    "this one has a continuous factor: use 'quadrature' or 'certified'")
+        return None
+
+    def answer(self, target, request: Request) -> List:
+        pm = as_public_mixture(target)
+        if request.kind == "epsilon":
+            return [_epsilon_at(pm, d, request.digits) for d in request.queries]
+        return [_delta_at(pm, *_alpha_eps(request.kind, q), request.digits)
+                for q in request.queries]
+
+    def staged(self, target, request: Request) -> bool:
+        """eps(delta) of a discrete pair is exact and immediate."""
+        return not (request.kind == "epsilon" and _is_discrete(as_public_mixture(target)))
+
+    def known(self, target, request: Request) -> Optional[DeltaResult]:
+        if request.kind == "epsilon":
+            return None
+        return _delta_known(as_public_mixture(target),
+                            *_alpha_eps(request.kind, request.queries[0]), request.digits)
 
 
-def delta(pair: PairLike, eps, *, digits: int = 20, time_limit: Optional[float] = None):
-    """delta(eps) = H_{e^eps}(P || Q) (001 Sec. 2, Definition 4 for one pair), for one eps
-    or a list of them (then a list of results).  ``time_limit``: seconds for all of them
-    (module docstring)."""
-    digits = digits_parameter(digits)
-    pm = as_public_mixture(pair)
-    many = isinstance(eps, (list, tuple))
-    values = [eps_parameter(e) for e in (eps if many else [eps])]
-    with progress.deadline(time_limit):
-        results = [_delta_one(pm, None, e, digits) for e in progress.shared(values)]
-    return results if many else results[0]
+QUADRATURE = Standard("quadrature")
+EXACT = Standard("exact", discrete_only=True)
+
+
+def _alpha_eps(kind: str, query: Fraction) -> Tuple[Optional[Fraction], Optional[Fraction]]:
+    """(alpha, eps) of a query: alpha for "alpha", eps for "delta"."""
+    return (query, None) if kind == "alpha" else (None, query)
 
 
 def _alpha_mpf(alpha_exact: Optional[Fraction], eps: Optional[Fraction]):
     return to_mpf(alpha_exact) if alpha_exact is not None else mp.exp(to_mpf(eps))
-
-
-def _delta_one(pm: PublicMixture, alpha: Optional[Fraction], eps: Optional[Fraction],
-               digits: int) -> DeltaResult:
-    what = f"delta(eps={eps})" if eps is not None else f"H_alpha(alpha={alpha})"
-    with progress.task(what):
-        if not progress.limited():
-            return _delta_at(pm, alpha, eps, digits)
-        quick = [] if eps is None else [lambda: _bracketed(brackets.delta_bracket, pm, eps)]
-        return progress.best_reached(
-            quick + [lambda d=d: _delta_at(pm, alpha, eps, d) for d in _stages(digits)],
-            lambda: _delta_known(pm, alpha, eps, digits), time_limited)
-
-
-def _stages(digits: int):
-    """The digits of the engines' attempts under a time limit: a quick one, then those
-    asked."""
-    return [digits] if digits <= STAGE_DIGITS else [STAGE_DIGITS, digits]
-
-
-def _bracketed(bracket, pm: PublicMixture, query: Fraction):
-    """``bracket(pm, query)`` (a proven bracket), or None when the brackets do not take
-    ``pm`` or the query (the input itself was checked before: an InputError), or cannot
-    build its lattice (an ArithmeticError or a ValueError from Arb: losses spread over less
-    than the lattice's precision resolves, or over 10^80 at sigma = 1e-40).  This quick
-    stage is optional: the engines that follow answer then, and report their own
-    failures."""
-    try:
-        return bracket(pm, query)
-    except (ValueError, ArithmeticError):
-        return None
 
 
 def _delta_known(pm: PublicMixture, alpha: Optional[Fraction], eps: Optional[Fraction],
@@ -296,29 +271,12 @@ def _guard(pm: PublicMixture, alpha_exact, eps, value, err, digits: int) -> None
 
 # --- epsilon(delta) ------------------------------------------------------------------------
 
-def epsilon(pair: PairLike, delta, *, digits: int = 20, time_limit: Optional[float] = None):
-    """The smallest eps >= 0 with delta(eps) <= delta (001 Definition 1 read as a curve), for
-    one delta in [0, 1] or a list of them.  +inf when delta is below lim delta(eps), the
-    P-mass where q = 0.  ``time_limit``: seconds for all of them (module docstring)."""
-    digits = digits_parameter(digits)
-    pm = as_public_mixture(pair)
-    many = isinstance(delta, (list, tuple))
-    values = [probability(d, "delta") for d in (delta if many else [delta])]
-    with progress.deadline(time_limit):
-        results = [_epsilon_one(pm, d, digits) for d in progress.shared(values)]
-    return results if many else results[0]
-
-
-def _epsilon_one(pm: PublicMixture, target: Fraction, digits: int) -> EpsilonResult:
+def _epsilon_at(pm: PublicMixture, target: Fraction, digits: int) -> EpsilonResult:
+    """The smallest eps >= 0 with delta(eps) <= target (001 Definition 1 read as a curve);
+    +inf when target is below lim delta(eps), the P-mass where q = 0."""
     if _is_discrete(pm):
         return _epsilon_discrete(pm, target, digits)
-    with progress.task(f"eps(delta={target})"):
-        if not progress.limited():
-            return _epsilon_continuous(pm, target, digits)
-        return progress.best_reached(
-            [lambda: _bracketed(brackets.epsilon_bracket, pm, target)]
-            + [lambda d=d: _epsilon_continuous(pm, target, d) for d in _stages(digits)],
-            None, time_limited)
+    return _epsilon_continuous(pm, target, digits)
 
 
 def _epsilon_discrete(pm, target: Fraction, digits: int) -> EpsilonResult:

@@ -206,7 +206,7 @@ def best_reached(attempts: Sequence[Callable[[], R]], fallback: Optional[Callabl
     """Under a deadline: the result of the last of ``attempts`` (each better than the one
     before; None: not applicable) that ends in time, passed through ``mark`` unless it was
     the last one; when none ends in time, ``mark(fallback())`` (a bound known without the
-    engines), or the ``TimeLimitError`` when there is no fallback."""
+    engines), or the ``TimeLimitError`` when there is no fallback or it returns None."""
     best = None
     for i, attempt in enumerate(attempts):
         try:
@@ -216,8 +216,8 @@ def best_reached(attempts: Sequence[Callable[[], R]], fallback: Optional[Callabl
         if i == len(attempts) - 1:
             return result
         best = result if result is not None else best
-    if best is None:
-        if fallback is None:
-            raise TimeLimitError(_NO_BOUND)
+    if best is None and fallback is not None:
         best = fallback()
+    if best is None:
+        raise TimeLimitError(_NO_BOUND)
     return mark(best)

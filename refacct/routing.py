@@ -1,7 +1,8 @@
-"""Which engine answers a delta(eps) / eps(delta) query: the exact and quadrature engines
-(``refacct.delta`` / ``epsilon``, ``refacct.mechanisms``) or a proven bracket
-(``refacct.brackets``).  The rule lives here and only here; the command line and the
-validation catalogue both ask ``route_entry`` / ``route_pair``.
+"""Which engine (``refacct.engine``) answers a query: ``ENGINES`` maps each method of the
+door (``refacct.api``) to its engine; for ``method="auto"`` the rule below chooses between
+the standard engines (``refacct.hockey``) and a proven bracket (``refacct.brackets``).
+The rule lives here and only here; the door, the command line and the validation
+catalogue ask ``route_entry`` / ``route_pair`` (through ``refacct.api.route``).
 
 The rule counts the one-step factors of the largest term (its *compositions*):
 
@@ -35,17 +36,23 @@ depend on the steps, read off its 1-step and 2-step entries:
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from typing import Callable, List, Sequence, Tuple
+from typing import Callable, Dict, Tuple
 
-from .mechanisms import Dominated, Shuffled
-from .pairs import Composition, Pair, PublicMixture, steps as check_steps
+from .brackets import BRACKET
+from .certified import CERTIFIED
+from .engine import Engine
+from .engines.exact.discrete import pld_of_pair
 from .engines.quadrature.shift import shift_squared
 from .errors import InputError, InputTypeError
+from .hockey import EXACT, QUADRATURE
+from .mechanisms import Dominated, Shuffled
+from .pairs import Composition, Pair, PublicMixture, steps as check_steps
+from .shuffle import SHUFFLE, SHUFFLE_EXACT
 
-__all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "EXACT_MAX_STEPS", "MAX_MIXED_STEPS",
-           "Route", "compositions", "route_pair", "route_entry", "bracket"]
+__all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "EXACT_MAX_STEPS",
+           "MAX_MIXED_STEPS", "ENGINES", "SHUFFLED_ENGINES", "Route", "compositions",
+           "route_pair", "route_entry"]
 
 MAX_STEPS = 10 ** 5
 CLOSED_MAX_STEPS = 10 ** 6
@@ -54,19 +61,29 @@ EXACT_MAX_STEPS = 10 ** 4
 MAX_MIXED_STEPS = 7
 STANDARD = "standard engines"
 
+# the engine each method names (``refacct.engine``): a new engine is one line here
+ENGINES: Dict[str, Engine] = {"auto": QUADRATURE, "quadrature": QUADRATURE, "exact": EXACT,
+                              "certified": CERTIFIED, "bracket": BRACKET}
+SHUFFLED_ENGINES: Dict[str, Engine] = {"auto": SHUFFLE, "exact": SHUFFLE_EXACT}
+
 
 @dataclass(frozen=True)
 class Route:
-    """``target`` is what to evaluate: a pair (``Pair`` / ``Composition`` /
-    ``PublicMixture``), a catalogue entry or a ``Shuffled``; ``bracket`` says whether by
-    ``refacct.brackets`` (composed ``steps`` times: T for the 1-step entry of a
-    self-composition, else 1) or by the standard engines (then ``steps`` is 1 and
-    ``target`` already holds every composition).  ``reason`` says why, in words."""
+    """``target`` is what ``engine`` evaluates: a pair (``Pair`` / ``Composition`` /
+    ``PublicMixture``), a catalogue entry or a ``Shuffled``, composed ``steps`` more times
+    by the engine itself (T for a proven bracket of a self-composition's 1-step entry;
+    else 1, and ``target`` already holds every composition).  ``reason`` says why, in
+    words."""
 
     target: object
     steps: int
-    bracket: bool
+    engine: Engine
     reason: str
+
+    @property
+    def bracket(self) -> bool:
+        """Is the answer a proven bracket (``refacct.brackets``)?"""
+        return self.engine is BRACKET
 
 
 def _terms(x) -> Tuple:
@@ -111,7 +128,6 @@ def _few_atoms(pair) -> bool:
     """Is ``pair`` a self-composition of one discrete pair whose one-step PLD has at most
     two atoms of finite positive ratio?  Its k-fold PLD is then a binomial one beside the
     atoms of ratio inf and 0, summed in closed form at any k."""
-    from .engines.exact.discrete import pld_of_pair
     factors = _factors(pair) if isinstance(pair, (Pair, Composition)) else ()
     if len(factors) != 1:
         return False
@@ -144,8 +160,8 @@ def route_pair(x, force: bool = False) -> Route:
     _check_total(count, bracket=False)
     if force or count > _limit(x, continuous):
         _check_total(count)
-        return Route(x, 1, True, _why(x, count, continuous, force))
-    return Route(x, 1, False, STANDARD)
+        return Route(x, 1, BRACKET, _why(x, count, continuous, force))
+    return Route(x, 1, QUADRATURE, STANDARD)
 
 
 def route_entry(make: Callable[[int], object], steps: int, force: bool = False) -> Route:
@@ -158,7 +174,7 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
         if force:
             raise InputError("shuffling has no proven-bracket path: its curve is 002's lower "
                              "bound, not a pair")
-        return Route(make(T), 1, False, STANDARD)
+        return Route(make(T), 1, SHUFFLE, STANDARD)
     count, continuous = compositions(one)
     two = make(2)
     labels = [label for label, _ in one.terms]
@@ -166,28 +182,15 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
             all(p2 == p1 ** 2 for (_, p1), (_, p2) in zip(one.terms, two.terms)):
         if force or count * T > _limit(one, continuous):
             _check_total(count * T)
-            return Route(one, T, True, _why(one, count * T, continuous, force))
-        return Route(make(T), 1, False, STANDARD)
+            return Route(one, T, BRACKET, _why(one, count * T, continuous, force))
+        return Route(make(T), 1, QUADRATURE, STANDARD)
     if two.terms == one.terms:  # the curve does not depend on the steps
         return route_pair(make(T), force)
     if not force and T <= _limit(one, continuous):
-        return Route(make(T), 1, False, STANDARD)
+        return Route(make(T), 1, QUADRATURE, STANDARD)
     if T > MAX_MIXED_STEPS:
         raise InputError(f"{one.description.replace('1 step(s)', f'{T} step(s)')} has "
                          f"{T + 1} terms mixing the orders of the steps, not a {T}-fold "
                          f"composition: proven brackets take it up to {MAX_MIXED_STEPS} "
                          f"steps, the standard engines up to {_limit(one, continuous)}")
-    return Route(make(T), 1, True, _why(one, T, continuous, force))
-
-
-def bracket(route: Route, kind: str, values: Sequence[object], width: object = None) -> List:
-    """Proven brackets (``refacct.brackets``) on ``route`` for every value at once (one
-    composition serves them all): delta at each eps (``kind="delta"``, ``width`` relative)
-    or eps at each delta (``"epsilon"``, ``width`` absolute); default width 1/100.  A
-    catalogue entry's terms are bracketed side by side, one process per core."""
-    from . import brackets
-    if kind not in ("delta", "epsilon"):
-        raise InputError(f"proven brackets answer delta(eps) and eps(delta), not {kind}")
-    options = {} if width is None else {"rel_width" if kind == "delta" else "width": width}
-    run = brackets.delta_bracket if kind == "delta" else brackets.epsilon_bracket
-    return run(route.target, list(values), route.steps, workers=os.cpu_count() or 1, **options)
+    return Route(make(T), 1, BRACKET, _why(one, T, continuous, force))

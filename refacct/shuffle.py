@@ -81,23 +81,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional
+from typing import List, Optional
 
 import mpmath
 from mpmath import mp
 
 from . import guards
 from .distributions import erfc
+from .engine import Engine, Request
 from .engines.quadrature.verify import two_evaluations
 from .exact import digits_parameter, eps_parameter, positive, probability, rational, to_mpf
 from .roots import illinois
 from .maximum import MechanismDelta, maximum
+from .mechanisms.catalogue import Shuffled
 from .result import DeltaResult, EpsilonResult
 from .errors import InputError, InputTypeError
 
 __all__ = ["ShuffleResult", "ShuffleEpsilonResult", "shuffle_event_bound",
            "shuffle_lower_bound", "shuffle_lower_bound_epsilon", "shuffle_exact",
-           "shuffle_both_orders"]
+           "shuffle_both_orders", "Shuffle", "SHUFFLE", "SHUFFLE_EXACT"]
 
 EXACT_MAX_STEPS = 3  # shuffle_exact integrates over R^(T-1)
 
@@ -515,3 +517,35 @@ def shuffle_both_orders(sigma: object, steps: object, eps: object, *,
     lower bound on delta_S(eps) for either order of the neighbouring datasets."""
     return maximum([(label, shuffle_exact(sigma, steps, eps, digits=digits, swap=swap))
                     for label, swap in (("P_S||Q_S", False), ("Q_S||P_S", True))], "lower")
+
+
+class Shuffle(Engine):
+    """The engine of a shuffled catalogue entry (``refacct.mechanisms.Shuffled``): 002's
+    eq. (7) bound maximised over C, or for delta with ``exact`` (the door's
+    ``method="exact"``, steps <= 3) the pair itself in both orders."""
+
+    kinds = ("delta", "epsilon")
+
+    def __init__(self, name: str, exact: bool = False) -> None:
+        self.name, self.exact = name, exact
+
+    def supports(self, target) -> Optional[str]:
+        if not isinstance(target, Shuffled):
+            return "the shuffle engine answers shuffled catalogue entries only"
+        return None
+
+    def answer(self, target, request: Request) -> List:
+        if request.kind == "epsilon":
+            return [shuffle_lower_bound_epsilon(target.sigma, target.steps, d,
+                                                digits=request.digits)
+                    for d in request.queries]
+        run = shuffle_both_orders if self.exact else shuffle_lower_bound
+        return [run(target.sigma, target.steps, e, digits=request.digits)
+                for e in request.queries]
+
+    def staged(self, target, request: Request) -> bool:
+        return False
+
+
+SHUFFLE = Shuffle("shuffle lower-bound")
+SHUFFLE_EXACT = Shuffle("exact shuffle", exact=True)

@@ -96,12 +96,12 @@ def relative_width(r):
     ("add", ADD, ["-1/2", 0, "1/20"]),
 ])
 def test_poisson_subsampled_delta_contains_quadrature(name, pair, eps, k):
-    results = delta_bracket(pair, eps, k)
+    results = delta_bracket(pair, eps, steps=k)
     assert isinstance(results, list) and len(results) == len(eps)
     for e, r in zip(eps, results):
         v = refacct.delta(power(pair, k), e, digits=15)
         assert_contains_verified(r, v, f"{name}, k = {k}, eps = {e}")
-        assert r.upper - r.lower <= mpq("1/100") * r.lower  # the default rel_width
+        assert r.upper - r.lower <= mpq("1/100") * r.lower  # the default relative width
         assert r.eps == F(e)
 
 
@@ -109,7 +109,7 @@ def test_poisson_subsampled_delta_contains_quadrature(name, pair, eps, k):
 @pytest.mark.parametrize("name,pair", [("remove", REMOVE), ("add", ADD)])
 def test_poisson_subsampled_epsilon_contains_quadrature(name, pair, k):
     target = "1e-3" if name == "add" else "1e-5"  # add's eps(delta) < 0.105 k needs a large delta
-    r = epsilon_bracket(pair, target, k)
+    r = epsilon_bracket(pair, target, steps=k)
     v = refacct.epsilon(power(pair, k), target, digits=12)
     assert_contains_verified(r, v, f"eps({target}), {name}, k = {k}")
     assert 0 < r.upper - r.lower <= mpq("1/100")
@@ -119,7 +119,7 @@ def test_poisson_subsampled_epsilon_contains_quadrature(name, pair, k):
 @pytest.mark.parametrize("name,pair,eps", [("remove", REMOVE, "1/2"), ("add", ADD, "1/20")])
 def test_poisson_subsampled_three_steps_contains_quadrature(name, pair, eps):
     """k = 3 is refacct's quadrature limit for Gaussian mixtures (minutes at 20 digits)."""
-    r = delta_bracket(pair, eps, 3)
+    r = delta_bracket(pair, eps, steps=3)
     v = refacct.delta(pair ** 3, eps, digits=8)
     assert_contains_verified(r, v, f"{name}, k = 3, eps = {eps}")
 
@@ -131,7 +131,7 @@ def test_truncated_poisson_public_mixture_one_step():
     eps = ["1/4", 1]
     for label, pm in mech.terms:
         assert isinstance(pm, PublicMixture) and len(pm.terms) == 2  # r = 1 and r = 2
-        results = delta_bracket(pm, eps, 1)
+        results = delta_bracket(pm, eps, steps=1)
         for e, r in zip(eps, results):
             v = refacct.delta(pm, e, digits=15)
             assert_contains_verified(r, v, f"truncated Poisson {label}, eps = {e}")
@@ -139,7 +139,7 @@ def test_truncated_poisson_public_mixture_one_step():
 
 def test_truncated_poisson_catalogue_entry_is_the_maximum():
     mech = truncated_poisson(1, 100, "1/20", 6, relation="add-remove", steps=1)
-    r = delta_bracket(mech, "1/2", 1)
+    r = delta_bracket(mech, "1/2", steps=1)
     v = mech_delta(mech, "1/2", digits=15)
     assert_contains_verified(r, v, "truncated Poisson, max over add / remove")
     assert r.attained_by == v.attained_by == "remove"
@@ -160,8 +160,8 @@ def test_terms_side_by_side_in_worker_processes_give_the_same_brackets(monkeypat
         return original(run, terms, *args)
     monkeypatch.setattr(brackets, "_side_by_side", spy)
     mech = poisson_subsampled(gaussian("0.8"), "1e-3", steps=1)
-    here = epsilon_bracket(mech, ["1e-3", "1e-5"], 100)
-    there = epsilon_bracket(mech, ["1e-3", "1e-5"], 100, workers=2)
+    here = epsilon_bracket(mech, ["1e-3", "1e-5"], steps=100)
+    there = epsilon_bracket(mech, ["1e-3", "1e-5"], steps=100, workers=2)
     assert sizes == [(2, 1), (2, 2)]
     assert [(r.lower, r.upper, r.attained_by) for r in here] == \
         [(r.lower, r.upper, r.attained_by) for r in there]
@@ -172,12 +172,12 @@ def test_group_mixture_of_gaussians_one_step():
     sum_m Binom(3, 1/10)(m) N(m, 1); both directions, maximised."""
     mech = group_poisson(gaussian(1), "1/10", 3, steps=1)
     eps = ["1/2", 2]
-    results = delta_bracket(mech, eps, 1)
+    results = delta_bracket(mech, eps, steps=1)
     for e, r in zip(eps, results):
         v = mech_delta(mech, e, digits=15)
         assert_contains_verified(r, v, f"group K = 3, eps = {e}")
         assert r.attained_by == v.attained_by
-    r = epsilon_bracket(mech, "1e-6", 1)
+    r = epsilon_bracket(mech, "1e-6", steps=1)
     v = mech_epsilon(mech, "1e-6", digits=12)
     assert_contains_verified(r, v, "group K = 3, eps(1e-6)")
 
@@ -188,11 +188,11 @@ def test_laplace_pair_closed_form_and_quadrature():
     refacct's quadrature."""
     pair = Pair(Laplace(0, 1), Laplace(1, 1))
     eps = [0, "1/2"]
-    for e, r in zip(eps, delta_bracket(pair, eps, 1)):
+    for e, r in zip(eps, delta_bracket(pair, eps, steps=1)):
         with mp.workdps(40):
             truth = laplace_H(mp.exp(mpq(e)), 1)
         assert_contains(r, truth, f"Laplace, k = 1, eps = {e}")
-    for e, r in zip(eps, delta_bracket(pair, eps, 2)):
+    for e, r in zip(eps, delta_bracket(pair, eps, steps=2)):
         assert_contains_verified(r, refacct.delta(pair ** 2, e, digits=15),
                                  f"Laplace, k = 2, eps = {e}")
 
@@ -209,7 +209,7 @@ def test_gaussian_shift_ten_thousand_steps_closed_form():
     docs/numerics.md): delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)."""
     pair = Pair(Gaussian(1, SIGMA), Gaussian(0, SIGMA))
     eps = [0, "1/2", 1, 3, 6]
-    for e, r in zip(eps, delta_bracket(pair, eps, T_SHIFT)):
+    for e, r in zip(eps, delta_bracket(pair, eps, steps=T_SHIFT)):
         with mp.workdps(60):
             truth = balle_wang(mpq(e), MU)
         assert_contains(r, truth, f"shift pair, T = 10^4, eps = {e}")
@@ -219,7 +219,7 @@ def test_gaussian_shift_ten_thousand_steps_closed_form():
 def test_gaussian_shift_ten_thousand_steps_epsilon_closed_form():
     pair = Pair(Gaussian(1, SIGMA), Gaussian(0, SIGMA))
     targets = ["1e-3", "1e-8"]
-    results = epsilon_bracket(pair, targets, T_SHIFT)
+    results = epsilon_bracket(pair, targets, steps=T_SHIFT)
     for d, r in zip(targets, results):
         with mp.workdps(60):
             truth = bisect_decreasing(lambda e: balle_wang(e, MU), mpq(d), 0, 20)
@@ -232,7 +232,7 @@ def test_epsilon_past_the_first_window_is_reached():
     first composition window (mean + 12 sd + 8 = 20.5): the window widens until the upper
     end is finite, and the bracket contains the closed-form root (002 Prop. 3.1)."""
     pair = Pair(Gaussian(1, 10), Gaussian(0, 10))
-    r = epsilon_bracket(pair, "1e-100", 100)
+    r = epsilon_bracket(pair, "1e-100", steps=100)
     with mp.workdps(60):
         truth = bisect_decreasing(lambda e: balle_wang(e, 1), mpq("1e-100"), 0, 40)
     assert 20 < truth < 22
@@ -245,7 +245,7 @@ def test_delta_beyond_the_largest_loss_is_exactly_zero(k):
     """The add direction's loss is at most -ln(1 - q) ~ 0.105 per step (the likelihood ratio
     N(0,1) / ((9/10) N(0,1) + (1/10) N(1,1)) is below 10/9), so delta(eps) = 0 exactly for
     eps >= 0.105 k: both ends are 0, at the first lattice (no refinement to 2^-15)."""
-    for r in delta_bracket(ADD, ["1/4", 1], k):
+    for r in delta_bracket(ADD, ["1/4", 1], steps=k):
         assert r.proven and r.lower == 0 and r.upper == 0
         assert "2^-8" in r.method
 
@@ -255,12 +255,12 @@ def test_delta_beyond_the_largest_loss_is_exactly_zero(k):
 def _rr_check(T: int, eps, target) -> None:
     """The loss atoms +-ln(51/49) are multiples of one logarithm, so the composition runs on
     its own lattice ln(51/49) Z with no discretisation: the brackets are rounding-narrow."""
-    deltas = delta_bracket(RR, eps, T)
+    deltas = delta_bracket(RR, eps, steps=T)
     for e, r in zip(eps, deltas):
         exact = refacct.delta(RR ** T, e, digits=30)
         assert_contains_verified(r, exact, f"RR, T = {T}, eps = {e}")
         assert relative_width(r) <= mpq("1e-12") and "own lattice ln(51/49) Z" in r.method
-    r = epsilon_bracket(RR, target, T)
+    r = epsilon_bracket(RR, target, steps=T)
     exact = refacct.epsilon(RR ** T, target, digits=30)
     assert_contains_verified(r, exact, f"RR, T = {T}, eps({target})")
     assert r.upper - r.lower <= mpq("1e-12")
@@ -280,7 +280,7 @@ def test_discrete_pair_off_a_common_base_uses_the_lattices():
     """Ratios 3/2, 1 and 1/2 are not powers of one base: the 2^-m lattices, whose lower end
     rounds the atoms down (first order in h), still contain the exact value (T = 10)."""
     pair = Pair(Discrete({0: "1/2", 1: "1/3", 2: "1/6"}), Discrete({0: "1/3", 1: "1/3", 2: "1/3"}))
-    for e, r in zip(["1/2", 1], delta_bracket(pair, ["1/2", 1], 10, max_lattice=12)):
+    for e, r in zip(["1/2", 1], delta_bracket(pair, ["1/2", 1], steps=10, max_lattice=12)):
         assert_contains_verified(r, refacct.delta(pair ** 10, e, digits=30), f"eps = {e}")
         assert "lattice h = 2^-" in r.method
 
@@ -305,11 +305,11 @@ def test_brackets_are_monotone_in_the_query():
     """delta(eps) decreases in eps and eps(delta) in delta: brackets at well separated
     queries (one composition serves all) must not overlap, the larger query below."""
     eps = ["1/4", "1/2", 1, 2]
-    deltas = delta_bracket(REMOVE, eps, 2)
+    deltas = delta_bracket(REMOVE, eps, steps=2)
     for a, b in zip(deltas, deltas[1:]):
         assert b.upper < a.lower, f"delta at eps {b.eps} not below delta at eps {a.eps}"
     targets = ["1e-2", "1e-4", "1e-6"]
-    epss = epsilon_bracket(REMOVE, targets, 2)
+    epss = epsilon_bracket(REMOVE, targets, steps=2)
     for a, b in zip(epss, epss[1:]):
         assert a.upper < b.lower, "eps(delta) must increase as delta decreases"
 
@@ -328,7 +328,7 @@ def test_table1_poisson_column_is_below_the_paper():
     printed rounding (0.005): the paper's column is not tight (a finding, docs/brackets.md).
     dp_accounting's PLD (value_discretization_interval 1e-4) lands inside our brackets."""
     mech = poisson_subsampled(gaussian("4/5"), "1e-3", steps=1)
-    results = epsilon_bracket(mech, TABLE1_DELTAS, 10_000)
+    results = epsilon_bracket(mech, TABLE1_DELTAS, steps=10_000)
     for d, printed, r in zip(TABLE1_DELTAS, TABLE1_POISSON, results):
         assert r.proven and r.upper - r.lower <= mpq("1/100"), f"delta = {d}: too wide"
         assert r.upper < mpq(F(printed) - F(5, 1000)), (
@@ -347,7 +347,7 @@ def test_table1_wor_column_via_the_doubled_sensitivity_pair():
     Their printed 12.98 and 10.62 are our brackets rounded to two decimals."""
     mech = wor_subsampled(gaussian("4/5"), 1000, 1, steps=1)
     deltas, printed = TABLE1_DELTAS[2:], TABLE1_WOR[2:]
-    for d, p, r in zip(deltas, printed, epsilon_bracket(mech, deltas, 10_000)):
+    for d, p, r in zip(deltas, printed, epsilon_bracket(mech, deltas, steps=10_000)):
         assert r.proven and r.upper - r.lower <= mpq("1/100"), f"delta = {d}: too wide"
         half = mpq("0.005")
         assert mpq(p) - half <= r.lower and r.upper <= mpq(p) + half, (
@@ -366,7 +366,7 @@ def test_dispute_bracket_and_dp_accounting_default_is_noise_level():
     estimated noise T 2^-52 of the proven bracket, and that noise exceeds the bracket's width
     many times, so its verdict here is noise, not a property of the accountant."""
     mech = poisson_subsampled(gaussian(1), "1e-3", steps=1)
-    r = delta_bracket(mech, 1, 1000)
+    r = delta_bracket(mech, 1, steps=1000)
     assert r.proven and relative_width(r) <= mpq("1/100")
     assert r.attained_by == "remove"
     dp_accounting = pytest.importorskip("dp_accounting")
@@ -389,7 +389,7 @@ def test_tiny_delta_epsilon_brackets():
     """eps(delta) for delta = 1e-10, 1e-20, ..., 1e-100, one composition: width <= 0.05."""
     mech = poisson_subsampled(gaussian(1), "1/100", steps=1)
     targets = [f"1e-{10 * j}" for j in range(1, 11)]
-    results = epsilon_bracket(mech, targets, 100, width="1/20")
+    results = epsilon_bracket(mech, targets, steps=100, width="1/20")
     previous = None
     for d, r in zip(targets, results):
         assert r.proven and 0 < r.upper - r.lower <= mpq("1/20"), f"delta = {d}"
@@ -401,37 +401,37 @@ def test_tiny_delta_epsilon_brackets():
 # --- bad inputs -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("call,error,message", [
-    (lambda: delta_bracket(REMOVE, "nan", 2), ValueError, "eps must be a finite rational"),
-    (lambda: delta_bracket(REMOVE, float("nan"), 2), ValueError, "eps must be finite"),
-    (lambda: delta_bracket(REMOVE, "inf", 2), ValueError, "eps must be a finite rational"),
-    (lambda: delta_bracket(REMOVE, "1/2 + x", 2), ValueError, "eps must be a finite rational"),
-    (lambda: delta_bracket(REMOVE, ["1", "abc"], 2), ValueError, "got 'abc'"),
-    (lambda: epsilon_bracket(REMOVE, 0, 2), ValueError, "delta must lie in (0, 1)"),
-    (lambda: epsilon_bracket(REMOVE, 1, 2), ValueError, "delta must lie in (0, 1)"),
-    (lambda: epsilon_bracket(REMOVE, "-1e-3", 2), ValueError, "delta must lie in (0, 1)"),
-    (lambda: epsilon_bracket(REMOVE, ["1e-5", "3/2"], 2), ValueError, "got 3/2"),
-    (lambda: epsilon_bracket(REMOVE, "nan", 2), ValueError, "delta must be a finite rational"),
-    (lambda: delta_bracket(REMOVE, 1, 0), ValueError, "steps must be >= 1"),
-    (lambda: epsilon_bracket(REMOVE, "1e-5", -3), ValueError, "steps must be >= 1"),
-    (lambda: delta_bracket(REMOVE, 1, 1.5), TypeError, "steps must be an int"),
-    (lambda: delta_bracket(REMOVE, 1, 2, rel_width=0), ValueError, "rel_width must be > 0"),
-    (lambda: delta_bracket(REMOVE, 1, 2, rel_width="-1/10"), ValueError,
-     "rel_width must be > 0"),
-    (lambda: epsilon_bracket(REMOVE, "1e-5", 2, width=0), ValueError, "width must be > 0"),
-    (lambda: delta_bracket(Pair(Gaussian(0, 1), Gaussian(1, 2)), 1, 2), ValueError,
+    (lambda: delta_bracket(REMOVE, "nan", steps=2), ValueError, "eps must be a finite rational"),
+    (lambda: delta_bracket(REMOVE, float("nan"), steps=2), ValueError, "eps must be finite"),
+    (lambda: delta_bracket(REMOVE, "inf", steps=2), ValueError, "eps must be a finite rational"),
+    (lambda: delta_bracket(REMOVE, "1/2 + x", steps=2), ValueError, "eps must be a finite rational"),
+    (lambda: delta_bracket(REMOVE, ["1", "abc"], steps=2), ValueError, "got 'abc'"),
+    (lambda: epsilon_bracket(REMOVE, 0, steps=2), ValueError, "delta must lie in (0, 1)"),
+    (lambda: epsilon_bracket(REMOVE, 1, steps=2), ValueError, "delta must lie in (0, 1)"),
+    (lambda: epsilon_bracket(REMOVE, "-1e-3", steps=2), ValueError, "delta must lie in (0, 1)"),
+    (lambda: epsilon_bracket(REMOVE, ["1e-5", "3/2"], steps=2), ValueError, "got 3/2"),
+    (lambda: epsilon_bracket(REMOVE, "nan", steps=2), ValueError, "delta must be a finite rational"),
+    (lambda: delta_bracket(REMOVE, 1, steps=0), ValueError, "steps must be >= 1"),
+    (lambda: epsilon_bracket(REMOVE, "1e-5", steps=-3), ValueError, "steps must be >= 1"),
+    (lambda: delta_bracket(REMOVE, 1, steps=1.5), TypeError, "steps must be an int"),
+    (lambda: delta_bracket(REMOVE, 1, steps=2, width=0), ValueError, "width must be > 0"),
+    (lambda: delta_bracket(REMOVE, 1, steps=2, width="-1/10"), ValueError,
+     "width must be > 0"),
+    (lambda: epsilon_bracket(REMOVE, "1e-5", steps=2, width=0), ValueError, "width must be > 0"),
+    (lambda: delta_bracket(Pair(Gaussian(0, 1), Gaussian(1, 2)), 1, steps=2), ValueError,
      "one common sigma"),
     (lambda: delta_bracket(Pair(Mixture([("1/2", Gaussian(-1, 1)), ("1/2", Gaussian(1, 1))]),
-                                Gaussian(0, 1)), 1, 2), ValueError, "monotone privacy loss"),
-    (lambda: delta_bracket("N(0,1)", 1, 2), TypeError, "need a Pair"),
-    (lambda: delta_bracket(REMOVE, 1, 2, floor="-1e-3"), ValueError, "floor must be >= 0"),
-    (lambda: delta_bracket(REMOVE, 1, 2, max_lattice=0), ValueError,
+                                Gaussian(0, 1)), 1, steps=2), ValueError, "monotone privacy loss"),
+    (lambda: delta_bracket("N(0,1)", 1, steps=2), TypeError, "need a Pair"),
+    (lambda: delta_bracket(REMOVE, 1, steps=2, floor="-1e-3"), ValueError, "floor must be >= 0"),
+    (lambda: delta_bracket(REMOVE, 1, steps=2, max_lattice=0), ValueError,
      "max_lattice must lie in [1, 20]"),
-    (lambda: epsilon_bracket(REMOVE, "1e-5", 2, max_lattice=40), ValueError,
+    (lambda: epsilon_bracket(REMOVE, "1e-5", steps=2, max_lattice=40), ValueError,
      "max_lattice must lie in [1, 20]"),
-    (lambda: epsilon_bracket(REMOVE, "1e-5", 2, max_lattice=12.0), TypeError,
+    (lambda: epsilon_bracket(REMOVE, "1e-5", steps=2, max_lattice=12.0), TypeError,
      "max_lattice must be an int"),
-    (lambda: delta_bracket(REMOVE, 1, 2, workers=0), ValueError, "workers must be >= 1"),
-    (lambda: epsilon_bracket(REMOVE, "1e-5", 2, workers=2.0), TypeError,
+    (lambda: delta_bracket(REMOVE, 1, steps=2, workers=0), ValueError, "workers must be >= 1"),
+    (lambda: epsilon_bracket(REMOVE, "1e-5", steps=2, workers=2.0), TypeError,
      "workers must be an int >= 1"),
 ])
 def test_bad_inputs_are_rejected_with_a_clear_message(call, error, message):

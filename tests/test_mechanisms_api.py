@@ -91,15 +91,12 @@ def test_single_term_entries_are_pairs_for_the_core_api():
     assert refacct.hockey_stick(add, "4/3").exact == F(11, 48)  # 001 App. B.1
 
 
-def test_several_terms_through_the_front_door_and_not_the_engine():
+def test_several_terms_through_the_front_door():
     """refacct.hockey_stick (the front door) takes an entry of several terms: the maximum
-    over them, 11/48 by the add direction (001 App. B.1); the engine-level
-    refacct.hockey.hockey_stick takes single pairs and names the door."""
+    over them, 11/48 by the add direction (001 App. B.1)."""
     both = poisson_subsampled(randomized_response("3/4"), "1/2", "add-remove", 2)
     r = refacct.hockey_stick(both, "4/3")
     assert (r.exact, r.attained_by) == (F(11, 48), "add")
-    with pytest.raises(TypeError, match="refacct.delta"):
-        refacct.hockey.hockey_stick(both, "4/3")
 
 
 def test_maximum_bound_and_attained_by_on_exact_values():

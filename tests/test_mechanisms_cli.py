@@ -4,6 +4,7 @@ form), and bad input as one line on stderr with exit status 2."""
 from __future__ import annotations
 
 import os
+from fractions import Fraction
 
 import pytest
 from mpmath import mp
@@ -103,15 +104,15 @@ def test_exact_shuffle_is_at_least_eq_7_and_balle_wang_at_one_step(capsys):
      "gaussian under zero-out"),
     # the proven-bracket path (refacct.routing)
     (["delta", "gaussian", "--sigma", "1", "--steps", "1000001", "--eps", "1"],
-     "--steps must be <= 1000000"),
+     "steps must be <= 1000000"),
     (["delta", "gaussian", "--sigma", "1", "--sampling", "poisson", "--q", "1/10", "--steps",
       "100001", "--eps", "1"], "steps must be <= 100000 (the range of the proven brackets)"),
     (["delta", "gaussian", "--sigma", "1", "--sampling", "poisson", "--q", "1/10", "--steps",
-      "10", "--alpha", "2"], "--alpha has no proven-bracket path (a continuous pair composed 10"),
+      "10", "--alpha", "2"], "H_alpha has no proven-bracket path (a continuous pair composed 10"),
     (["delta", "gaussian", "--sigma", "1", "--width", "1/10", "--eps", "1"],
-     "--width sets the width of a proven bracket"),
+     "width sets the width of a proven bracket"),
     (["delta", "gaussian", "--sigma", "1", "--bracket", "--width", "0", "--eps", "1"],
-     "--width must be > 0"),
+     "width must be > 0"),
     (["delta", "gaussian", "--sigma", "1", "--certified", "--bracket", "--eps", "1"],
      "--certified and --bracket"),
     (["delta", "gaussian", "--sigma", "1", "--sampling", "wor", "--n", "10", "--batch", "1",
@@ -184,7 +185,7 @@ def test_routing_passes_the_one_step_entry_steps_and_width(capsys, monkeypatch):
     assert status == 2 and "stop here" in err
     (k1, t1, v1, s1, o1), (k2, t2, v2, s2, o2) = calls
     cores = os.cpu_count() or 1
-    assert (k1, v1, s1, o1) == ("delta", ["1", "2"], 10001,
-                                {"rel_width": "1/1000", "workers": cores})
-    assert (k2, v2, s2, o2) == ("epsilon", ["1e-5"], 100000, {"workers": cores})
+    assert (k1, v1, s1, o1) == ("delta", [1, 2], 10001,
+                                {"width": Fraction(1, 1000), "workers": cores})
+    assert (k2, v2, s2, o2) == ("epsilon", [Fraction(1, 10 ** 5)], 100000, {"workers": cores})
     assert "1 step(s)" in t1.description and "1 step(s)" in t2.description

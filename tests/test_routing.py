@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from refacct import Discrete, Gaussian, Mixture, Pair, mechanisms, routing
+from refacct import Discrete, Gaussian, Mixture, Pair, api, mechanisms, routing
 
 
 def maker(family, sampling, relation="add-remove", **options):
@@ -116,5 +116,5 @@ def test_pairs_are_routed_by_their_factor_count():
 
 
 def test_bracket_answers_delta_and_epsilon_only():
-    with pytest.raises(ValueError, match="not alpha"):
-        routing.bracket(routing.route_entry(POISSON, 4), "alpha", [2])
+    with pytest.raises(ValueError, match="H_alpha has no proven-bracket path"):
+        api.answer(routing.route_entry(POISSON, 4), "alpha", [2])

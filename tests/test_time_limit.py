@@ -84,8 +84,8 @@ def test_a_generous_limit_changes_nothing():
 
 
 def test_a_proven_bracket_stops_at_its_last_pass():
-    r = delta_bracket(Pair(Gaussian(1, 1), Gaussian(0, 1)), 1, steps=3, rel_width="1e-15",
-                      time_limit=10)   # the first pass takes 0.4 s, h = 2^-20 minutes
+    with progress.deadline(10):   # the first pass takes 0.4 s, h = 2^-20 minutes
+        r = delta_bracket(Pair(Gaussian(1, 1), Gaussian(0, 1)), 1, steps=3, width="1e-15")
     assert r.proven and _encloses(r, _truth(1))
     assert r.time_limited or r.upper - r.lower <= Fraction("1e-15") * r.lower
 
