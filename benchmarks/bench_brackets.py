@@ -145,7 +145,7 @@ def main(argv=None) -> int:
         rows.append(row)
     print(table(headers, rows))
     print(f"\nseconds: refacct {seconds:.1f} (all four deltas, both directions; "
-          f"attained by {results[0].attained_by})"
+          f"attained by {' = '.join(results[0].attained_by)})"
           + "".join(f"; dp_accounting {i:g}: {s:.1f}" for i, (_, s) in peers.items()))
     if args.wor:
         results, seconds = refacct_table1(steps, wor=True)

@@ -77,8 +77,8 @@ _nb.finish(fig, ax, "001_fig3",
 
 # %%
 rows = [(k, e, *(_nb.shown(dict(fig1[k, e].terms)[d]) for d in ("add", "remove")),
-         fig1[k, e].attained_by) for k in STEPS for e in EPS1[::2]]
-rows3 = [(e, *(_nb.shown(dict(r.terms)[label]) for label in names), r.attained_by)
+         " = ".join(fig1[k, e].attained_by)) for k in STEPS for e in EPS1[::2]]
+rows3 = [(e, *(_nb.shown(dict(r.terms)[label]) for label in names), " = ".join(r.attained_by))
          for e, r in zip(EPS3[::2], fig3[::2])]
 _nb.table("001_fig1_fig3", "001 Fig. 1 and Fig. 3 (verified values ± bound)",
           ["k", "ε", "δ_add", "δ_remove", "larger"], rows,

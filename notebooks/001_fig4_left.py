@@ -47,5 +47,5 @@ _nb.finish(fig, ax, "001_fig4_left", "001 Fig. 4 left: WOR, σ = 4, γ = 0.05, s
 _nb.table("001_fig4_left", "001 Fig. 4 left: one step, WOR Gaussian σ = 4, γ = 0.05",
           ["ε", "H(A‖B)", "H(B‖A)", "larger"],
           [(e, _nb.shown(dict(r.terms)["j=1"]), _nb.shown(dict(r.terms)["j=0"]),
-            {"j=1": "A‖B", "j=0": "B‖A"}.get(r.attained_by, "tie"))
+            {("j=1",): "A‖B", ("j=0",): "B‖A"}.get(r.attained_by, "tie"))
            for e, r in list(zip(EPS, results))[::2]])

@@ -74,7 +74,7 @@ ax.semilogy(_nb.floats(EPS3), _nb.floats(r.value for r in lower), "--",
 _nb.finish(fig, ax, "002_fig3", "002 Fig. 3: σ = 0.4, T = 10,000", "δ(ε)")
 
 # %%
-rows = [(e, _nb.shown(d), _nb.shown(p), p.attained_by, _nb.shown(s))
+rows = [(e, _nb.shown(d), _nb.shown(p), " = ".join(p.attained_by), _nb.shown(s))
         for e, d, p, s in zip(EPS2, det, poisson, shuffled)]
 rows3 = [(e, _nb.shown(d), _nb.shown(s)) for e, d, s in zip(EPS3[::2], det3[::2], lower[::2])]
 _nb.table("002_fig2_fig3", "002 Fig. 2 (σ = 0.3, T = 2) and Fig. 3 (σ = 0.4, T = 10,000)",

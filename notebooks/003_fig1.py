@@ -100,7 +100,7 @@ def group_bracket(sigma: str, group: int, q: str, steps: int, delta: str):
                              group=group)
     start = time.perf_counter()
     r = refacct.epsilon(entry, delta, steps=steps, method="bracket")
-    return r.lower, r.upper, r.attained_by, f"{time.perf_counter() - start:.0f}"
+    return r.lower, r.upper, " = ".join(r.attained_by), f"{time.perf_counter() - start:.0f}"
 
 
 def example_curve(sigma: str, q: str, steps: int, eps: list):

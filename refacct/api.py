@@ -57,7 +57,8 @@ from .result import time_limited
 
 __all__ = ["METHODS", "delta", "epsilon", "hockey_stick", "route", "answer"]
 
-METHODS = ("auto", "exact", "quadrature", "certified", "bracket")
+METHODS = tuple(routing.ENGINES)
+KIND_WORDS = {"delta": "delta(eps)", "epsilon": "eps(delta)", "alpha": "H_alpha"}
 STAGE_DIGITS = 6
 
 
@@ -94,19 +95,19 @@ def hockey_stick(x, alpha: object = None, *, eps: object = None, steps: int = 1,
 def route(x, steps: int = 1, method: str = "auto") -> routing.Route:
     """What answers ``x`` run ``steps`` times by ``method``: the target, the engine and why
     (``refacct.routing.Route``); InputError for a method ``x`` has not."""
-    if method not in METHODS:
-        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    if method not in routing.ENGINES:
+        raise InputError(f"method must be one of {', '.join(routing.ENGINES)}, got "
+                         f"{method!r}")
     T = check_steps(steps, "steps")
     force = method == "bracket"
     if isinstance(x, Shuffled):
-        if force:
-            raise InputError("shuffling has no proven-bracket path: its curve is 002's lower "
-                             "bound, not a pair")
+        if method in ("auto", "bracket"):
+            return routing.route_entry(lambda k: _more_steps(x, k), T, force)
         if method not in routing.SHUFFLED_ENGINES:
             raise InputError(f"a shuffled entry (002's lower bounds) has the methods "
                              f"{' and '.join(routing.SHUFFLED_ENGINES)}, not {method}")
         return routing.Route(_more_steps(x, T), 1, routing.SHUFFLED_ENGINES[method],
-                             routing.STANDARD)
+                             routing.SHUFFLED)
     if isinstance(x, Dominated):
         if method in ("auto", "bracket"):
             if T == 1:
@@ -174,8 +175,8 @@ def _request(way: routing.Route, kind: str, queries: Sequence, digits, width) ->
             raise InputError("width sets the width of a proven bracket; this query goes to "
                              f"the {way.reason}: ask for the bracket method")
     if kind not in way.engine.kinds:
-        raise InputError(f"H_alpha has no {way.engine.name} path ({way.reason}); ask for "
-                         "delta at eps")
+        raise InputError(f"{KIND_WORDS[kind]} has no {way.engine.name} path ({way.reason}); "
+                         f"it answers {', '.join(KIND_WORDS[k] for k in way.engine.kinds)}")
     parse = {"delta": eps_parameter, "epsilon": lambda d: probability(d, "delta"),
              "alpha": lambda a: alpha_or_eps(a, None)[0]}[kind]
     return Request(kind, tuple(parse(q) for q in queries), digits, width, way.steps)
@@ -187,7 +188,7 @@ def _run(way: routing.Route, request: Request) -> List:
     engine = way.engine
     try:
         if engine.batch:
-            return engine.answer(way.target, request)
+            return engine.results(way.target, request)
         return [_one(engine, way.target, request.at(q))
                 for q in progress.shared(request.queries)]
     except InputError as exc:  # the engine's refusal, named with the route
@@ -213,12 +214,12 @@ def _staged(engine: Engine, target, request: Request):
     (or a ``TimeLimitError``)."""
     with progress.task(request.what):
         if not progress.limited() or not engine.staged(target, request):
-            return engine.answer(target, request)[0]
+            return engine.results(target, request)[0]
         quick = [] if request.kind == "alpha" else [lambda: _quick_bracket(target, request)]
         digits = request.digits
         stages = [digits] if digits <= STAGE_DIGITS else [STAGE_DIGITS, digits]
         return progress.best_reached(
-            quick + [lambda d=d: engine.answer(target, request.at(request.queries[0], d))[0]
+            quick + [lambda d=d: engine.results(target, request.at(request.queries[0], d))[0]
                      for d in stages],
             lambda: engine.known(target, request), time_limited)
 
@@ -230,6 +231,6 @@ def _quick_bracket(target, request: Request):
     sigma = 1e-40).  This quick stage is optional: the engine that follows answers then,
     and reports its own failures."""
     try:
-        return routing.BRACKET.answer(target, request)[0]
+        return routing.BRACKET.results(target, request)[0]
     except (ValueError, ArithmeticError):
         return None

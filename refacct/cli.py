@@ -352,7 +352,7 @@ def _cmd_beta(args) -> int:
         value, bound = _printed(r, r.digits)
         record = {"alpha": a, "beta": value, "abs_error": bound,
                   "verified_digits": digits_text(r, r.digits), "method": r.method}
-        records.append(_catalogue_fields(_proven_fields(record, r, r.digits), r))
+        records.append(_catalogue_fields(_proven_fields(record, r, r.digits), r, bound=True))
     _print(args, records, "alpha", "beta", "beta")
     return 0
 
@@ -465,13 +465,15 @@ def _proven_fields(record: dict, r, shown: int) -> dict:
     return record
 
 
-def _catalogue_fields(record: dict, r) -> dict:
-    """"attained_by" and "bound" of catalogue results (shuffle: the event's C)."""
-    if hasattr(r, "attained_by"):
-        record["attained_by"] = r.attained_by
+def _catalogue_fields(record: dict, r, bound: bool = False) -> dict:
+    """"attained_by" and "bound" of catalogue results (shuffle: the event's C); "bound"
+    also where it is not "tight" or where asked (``bound``: trade-off curves)."""
+    catalogue = hasattr(r, "attained_by")
+    if catalogue:
+        record["attained_by"] = " = ".join(r.attained_by)  # a tie: "add = remove"
     elif getattr(r, "C", None) is not None:
         record["attained_by"] = f"E_C at C = {format_mpf(r.C, 12)}"
-    if hasattr(r, "bound"):
+    if bound or catalogue or r.bound != "tight":
         record["bound"] = r.bound
     return record
 

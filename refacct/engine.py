@@ -55,7 +55,7 @@ class Request:
 class Engine:
     """An engine: ``answer`` gives one result per query, in order (a ``DeltaResult`` for
     "delta" and "alpha", an ``EpsilonResult`` for "epsilon"; ``proven`` when its bound is
-    a proof).
+    a proof); ``results`` adds the engine's name to each (``refacct.result``: ``engine``).
 
     Class attributes the door reads:
 
@@ -80,7 +80,19 @@ class Engine:
         return None
 
     def answer(self, target, request: Request) -> List:
+        """The override point: one result per query, in order."""
         raise NotImplementedError
+
+    def results(self, target, request: Request) -> List:
+        """``answer``, each result's ``engine`` field set to ``label(target)`` (the door
+        calls this)."""
+        label = self.label(target)
+        return [r if r.engine else replace(r, engine=label)
+                for r in self.answer(target, request)]
+
+    def label(self, target) -> str:
+        """The ``engine`` field of its results on ``target``: its name."""
+        return self.name
 
     def staged(self, target, request: Request) -> bool:
         """Is a time limit worth attempts of rising accuracy (a quick proven bracket, then

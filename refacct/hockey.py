@@ -90,6 +90,10 @@ class Standard(Engine):
         return [_delta_at(pm, *_alpha_eps(request.kind, q), request.digits)
                 for q in request.queries]
 
+    def label(self, target) -> str:
+        """"exact" where every factor is discrete (the exact PLD), else "quadrature"."""
+        return "exact" if _is_discrete(as_public_mixture(target)) else "quadrature"
+
     def staged(self, target, request: Request) -> bool:
         """eps(delta) of a discrete pair is exact and immediate."""
         return not (request.kind == "epsilon" and _is_discrete(as_public_mixture(target)))

@@ -21,12 +21,12 @@ __all__ = ["MechanismDelta", "MechanismEpsilon", "maximum", "maximum_epsilon", "
 
 @dataclass(frozen=True, repr=False)
 class MechanismDelta(DeltaResult):
-    """``DeltaResult`` of a maximum of terms: ``attained_by`` names the term(s) that can
-    attain the maximum within the error bounds, ``bound`` is tight / upper / lower and
-    ``terms`` holds every (label, DeltaResult)."""
+    """``DeltaResult`` of a maximum of terms: ``attained_by`` holds the labels of the
+    term(s) that can attain the maximum within the error bounds (one label, or several: a
+    tie), ``bound`` is tight / upper / lower and ``terms`` holds every (label,
+    DeltaResult)."""
 
-    attained_by: str = ""
-    bound: str = "tight"
+    attained_by: Tuple[str, ...] = ()
     terms: Tuple[Tuple[str, DeltaResult], ...] = ()
 
 
@@ -34,8 +34,7 @@ class MechanismDelta(DeltaResult):
 class MechanismEpsilon(EpsilonResult):
     """``EpsilonResult`` of a maximum of curves: eps = max_i eps_i(delta)."""
 
-    attained_by: str = ""
-    bound: str = "tight"
+    attained_by: Tuple[str, ...] = ()
     terms: Tuple[Tuple[str, EpsilonResult], ...] = ()
 
 
@@ -45,7 +44,7 @@ def _attained(results: Sequence[Tuple[str, object]]):
     best_label, best = max(results, key=lambda lr: lr[1].value)
     floor = best.value - best.abs_error
     labels = [label for label, r in results if r.value + r.abs_error >= floor]
-    return best, " = ".join(labels) if len(labels) > 1 else best_label
+    return best, tuple(labels) if len(labels) > 1 else (best_label,)
 
 
 def maximum(results: Sequence[Tuple[str, DeltaResult]], bound: str) -> MechanismDelta:
@@ -66,9 +65,11 @@ def _combine(bound: str, results, cls, extra):
     err = max(r.abs_error for _, r in results)
     method = best.method if len(results) == 1 else (
         best.method + f"; max over {len(results)} terms ({', '.join(n for n, _ in results)})")
+    engines = sorted({r.engine for _, r in results if r.engine})
     fields = dict(value=best.value, abs_error=err, method=method, digits=best.digits,
                   attained_by=attained, bound=bound, terms=tuple(results),
-                  time_limited=any(r.time_limited for _, r in results))
+                  time_limited=any(r.time_limited for _, r in results),
+                  engine=" + ".join(engines))
     if all(r.enclosure for _, r in results):
         # max of enclosed values lies in [max of lower ends, max of upper ends]
         ends = (max(r.lower for _, r in results), max(r.upper for _, r in results))
@@ -76,7 +77,7 @@ def _combine(bound: str, results, cls, extra):
         fields.update(value=value, abs_error=err, enclosure=ends,
                       proven=all(r.proven for _, r in results))
     fields.update(extra(best, results))
-    if " = " in attained:  # a tie: the exact form of one term does not describe the max
+    if len(attained) > 1:  # a tie: the exact form of one term does not describe the max
         fields["exact_form"] = None
     return cls(**fields)
 

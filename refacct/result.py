@@ -17,7 +17,7 @@ rational's size (``refacct.exact_text``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Optional, Tuple
@@ -250,12 +250,28 @@ def _field_repr(x) -> str:
 @dataclass(frozen=True, repr=False)
 class _Bounded:
     """A value with an absolute error bound, the method that produced it, and the digits
-    requested."""
+    requested.  The fields every result has are declared here once (keyword-only):
+
+    * ``enclosure``: the exact ends (lower, upper) of a proven ball or bracket; None:
+      value -+ abs_error;
+    * ``proven``: the enclosure is a proof (ball arithmetic), not two evaluations;
+    * ``time_limited``: the best bound reached when the time limit ran out;
+    * ``bound``: what the enclosure is about: ``"tight"`` (the truth), ``"lower"`` or
+      ``"upper"`` (only that end bounds the truth: a lower bound such as 002's, an upper
+      bound such as a dominating pair's);
+    * ``engine``: the engine that computed it (``refacct.engine``: "exact",
+      "quadrature", "certified", "proven-bracket", "shuffle-bound", "shuffle-exact").
+    """
 
     value: mpmath.mpf
     abs_error: mpmath.mpf
     method: str
     digits: int
+    enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = field(default=None, kw_only=True)
+    proven: bool = field(default=False, kw_only=True)
+    time_limited: bool = field(default=False, kw_only=True)
+    bound: str = field(default="tight", kw_only=True)
+    engine: str = field(default="", kw_only=True)
 
     @property
     def verified_digits(self) -> Optional[int]:
@@ -264,13 +280,13 @@ class _Bounded:
     @property
     def lower(self) -> mpmath.mpf:
         """Lower end of the enclosure of the truth."""
-        ends = getattr(self, "enclosure", None)
+        ends = self.enclosure
         return ends[0] if ends else _outward(self.value, -self.abs_error)
 
     @property
     def upper(self) -> mpmath.mpf:
         """Upper end of the enclosure of the truth."""
-        ends = getattr(self, "enclosure", None)
+        ends = self.enclosure
         return ends[1] if ends else _outward(self.value, self.abs_error)
 
     def __float__(self) -> float:
@@ -301,9 +317,6 @@ class DeltaResult(_Bounded):
     eps: Optional[Fraction] = None
     exact: Optional[Fraction] = None
     exact_form: Optional[Tuple[Fraction, Fraction]] = None
-    enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
-    proven: bool = False
-    time_limited: bool = False
 
     def __str__(self) -> str:
         """The exact rational when there is one and it is small enough to show, else the
@@ -327,25 +340,14 @@ class EpsilonResult(_Bounded):
 
     delta_target: Fraction = Fraction(0)
     exact_form: Optional[Tuple[Fraction, Fraction]] = None
-    enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
-    proven: bool = False
-    time_limited: bool = False
 
 
 @dataclass(frozen=True, repr=False)
 class TradeoffResult(_Bounded):
-    """The trade-off curve T(P, Q) at ``alpha`` (``refacct.tradeoff``) with its enclosure.
-
-    ``bound`` says what the enclosure is about: ``"tight"`` (the truth), ``"lower"`` (only
-    its lower end bounds the truth: the profile was an upper bound on delta) or
-    ``"upper"``.
-    """
+    """The trade-off curve T(P, Q) at ``alpha`` (``refacct.tradeoff``) with its enclosure
+    (``bound`` ``"lower"``: the profile was an upper bound on delta)."""
 
     alpha: Fraction = Fraction(0)
-    enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
-    proven: bool = False
-    bound: str = "tight"
-    time_limited: bool = False
 
 
 @dataclass(frozen=True, repr=False)
@@ -359,10 +361,6 @@ class CalibrationResult(_Bounded):
     delta_target: Fraction = Fraction(0)
     alpha: Optional[Fraction] = None
     beta_target: Optional[Fraction] = None
-    enclosure: Optional[Tuple[mpmath.mpf, mpmath.mpf]] = None
-    proven: bool = False
-    bound: str = "tight"
-    time_limited: bool = False
 
 
 TIME_LIMITED = ("; time limit reached: the best bound reached, short of the digits asked "

@@ -60,9 +60,10 @@ QUADRATURE_MAX_STEPS = 3
 EXACT_MAX_STEPS = 10 ** 4
 MAX_MIXED_STEPS = 7
 STANDARD = "standard engines"
+SHUFFLED = "002's lower bounds"
 
 # the engine each method names (``refacct.engine``): a new engine is one line here
-ENGINES: Dict[str, Engine] = {"auto": QUADRATURE, "quadrature": QUADRATURE, "exact": EXACT,
+ENGINES: Dict[str, Engine] = {"auto": QUADRATURE, "exact": EXACT, "quadrature": QUADRATURE,
                               "certified": CERTIFIED, "bracket": BRACKET}
 SHUFFLED_ENGINES: Dict[str, Engine] = {"auto": SHUFFLE, "exact": SHUFFLE_EXACT}
 
@@ -174,7 +175,7 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
         if force:
             raise InputError("shuffling has no proven-bracket path: its curve is 002's lower "
                              "bound, not a pair")
-        return Route(make(T), 1, SHUFFLE, STANDARD)
+        return Route(make(T), 1, SHUFFLE, SHUFFLED)
     count, continuous = compositions(one)
     two = make(2)
     labels = [label for label, _ in one.terms]

@@ -79,7 +79,7 @@ reproduced: App. A.2 "delta_S(1) >= 0.004" at sigma = 1, T = 1000, where eq. (7)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import List, Optional
 
@@ -119,7 +119,7 @@ class ShuffleResult(DeltaResult):
 
     sigma: Fraction = Fraction(1)
     steps: int = 1
-    bound: str = "lower"
+    bound: str = field(default="lower", kw_only=True)
     C: Optional[Fraction] = None
     C_error: Optional[mpmath.mpf] = None
     max_gap: Optional[mpmath.mpf] = None
@@ -132,7 +132,7 @@ class ShuffleEpsilonResult(EpsilonResult):
 
     sigma: Fraction = Fraction(1)
     steps: int = 1
-    bound: str = "lower"
+    bound: str = field(default="lower", kw_only=True)
 
 
 # --- parameters --------------------------------------------------------------------------
@@ -547,5 +547,5 @@ class Shuffle(Engine):
         return False
 
 
-SHUFFLE = Shuffle("shuffle lower-bound")
-SHUFFLE_EXACT = Shuffle("exact shuffle", exact=True)
+SHUFFLE = Shuffle("shuffle-bound")
+SHUFFLE_EXACT = Shuffle("shuffle-exact", exact=True)

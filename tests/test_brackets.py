@@ -142,7 +142,7 @@ def test_truncated_poisson_catalogue_entry_is_the_maximum():
     r = delta_bracket(mech, "1/2", steps=1)
     v = mech_delta(mech, "1/2", digits=15)
     assert_contains_verified(r, v, "truncated Poisson, max over add / remove")
-    assert r.attained_by == v.attained_by == "remove"
+    assert r.attained_by == v.attained_by == ("remove",)
     assert r.bound == v.bound
 
 
@@ -334,7 +334,7 @@ def test_table1_poisson_column_is_below_the_paper():
         assert r.upper < mpq(F(printed) - F(5, 1000)), (
             f"delta = {d}: proven upper end {mp.nstr(r.upper, 6)} is consistent with the "
             f"printed {printed}; the recorded disagreement no longer holds")
-        assert r.attained_by == "remove"
+        assert r.attained_by == ("remove",)
 
 
 @pytest.mark.heavy
@@ -353,7 +353,7 @@ def test_table1_wor_column_via_the_doubled_sensitivity_pair():
         assert mpq(p) - half <= r.lower and r.upper <= mpq(p) + half, (
             f"delta = {d}: [{mp.nstr(r.lower, 6)}, {mp.nstr(r.upper, 6)}] does not round "
             f"to the printed {p}")
-        assert r.attained_by == "remove"
+        assert r.attained_by == ("remove",)
 
 
 # --- the dispute: sigma = 1, q = 1e-3, T = 1000, delta(1) -----------------------------------
@@ -368,7 +368,7 @@ def test_dispute_bracket_and_dp_accounting_default_is_noise_level():
     mech = poisson_subsampled(gaussian(1), "1e-3", steps=1)
     r = delta_bracket(mech, 1, steps=1000)
     assert r.proven and relative_width(r) <= mpq("1/100")
-    assert r.attained_by == "remove"
+    assert r.attained_by == ("remove",)
     dp_accounting = pytest.importorskip("dp_accounting")
     from dp_accounting.pld import pld_privacy_accountant
     acc = pld_privacy_accountant.PLDAccountant()  # pessimistic, discretisation 1e-4

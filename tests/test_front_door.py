@@ -35,7 +35,7 @@ def test_a_catalogue_entry_by_steps_is_the_paper_value():
     entry = build(randomized_response("3/4"), "poisson", "add-remove", q="1/2")
     r = refacct.hockey_stick(entry, "4/3", steps=2)
     assert isinstance(r, MechanismDelta)
-    assert r.exact == Fraction(11, 48) and r.attained_by == "add"
+    assert r.exact == Fraction(11, 48) and r.attained_by == ("add",)
 
 
 @pytest.mark.parametrize("kind, at", [("delta", "1/2"), ("epsilon", "1/1000")])
@@ -141,3 +141,17 @@ def test_many_steps_of_a_poisson_entry_route_its_one_step_entry_to_the_brackets(
     one = poisson_subsampled(gaussian(1), "1/1000")
     route = refacct.api.route(one, 1000)
     assert route.bracket and route.steps == 1000 and route.target.terms == one.terms
+
+
+def test_each_result_names_the_engine_that_computed_it():
+    """``engine`` is data: the exact PLD for a discrete pair, the standard engines for a
+    continuous one (closed forms included), and the engine each method names."""
+    rr = Pair(refacct.Discrete({0: "3/4", 1: "1/4"}), refacct.Discrete({0: "1/4", 1: "3/4"}))
+    assert refacct.delta(rr, 1, steps=3).engine == "exact"
+    assert refacct.delta(G, 1, steps=3).engine == "quadrature"
+    assert refacct.delta(G, 1, method="certified", digits=10).engine == "certified"
+    assert refacct.delta(G, 1, method="bracket").engine == "proven-bracket"
+    shuffled = build(gaussian(1), "shuffle", "zero-out", steps=10)
+    assert refacct.delta(shuffled, 1, digits=10).engine == "shuffle-bound"
+    entry = build(randomized_response("3/4"), "poisson", "add-remove", q="1/2")
+    assert refacct.delta(entry, 1, steps=2).engine == "exact"

@@ -11,7 +11,7 @@ group conversion).
 >>> from refacct.mechanisms import poisson_subsampled, randomized_response
 >>> rr = poisson_subsampled(randomized_response("3/4"), q="1/2", relation="add-remove", steps=2)
 >>> r = refacct.hockey_stick(rr, "4/3"); (r.exact, r.attained_by)   # 001 App. B.1
-(Fraction(11, 48), 'add')
+(Fraction(11, 48), ('add',))
 """
 from .base import Additive, Base, discrete, gaussian, laplace, randomized_response
 from .catalogue import FAMILIES, SAMPLINGS, Shuffled, base_mechanism, build

@@ -107,7 +107,7 @@ def reference_json(case: Case, result) -> Dict:
     return {"value": text, "abs_error": err,
             "verified_digits": "exact" if vd is None else str(min(vd, case.digits)),
             "exact": None if exact is None else fraction_text(exact), "method": result.method,
-            "attained_by": getattr(result, "attained_by", ""), "bound": result.bound}
+            "attained_by": _attained(result), "bound": result.bound}
 
 
 def _bracket_json(case: Case, result) -> Dict:
@@ -124,7 +124,13 @@ def _bracket_json(case: Case, result) -> Dict:
     return {"value": text, "abs_error": err, "lower": lower, "upper": upper, "proven": True,
             "verified_digits": "0" if vd is None else str(min(vd, case.digits)),
             "exact": None, "method": result.method,
-            "attained_by": getattr(result, "attained_by", ""), "bound": result.bound}
+            "attained_by": _attained(result), "bound": result.bound}
+
+
+def _attained(result) -> str:
+    """The labels of the terms attaining a catalogue entry's maximum as stored: "remove",
+    or "add = remove" for a tie ("" for a pair)."""
+    return " = ".join(getattr(result, "attained_by", ()))
 
 
 def drift(stored: Reference, new: Reference) -> Optional[str]:
