@@ -49,10 +49,11 @@ from typing import List, Optional, Sequence
 from . import progress, routing
 from .engine import Engine, Request
 from .errors import InputError, InputTypeError
-from .exact import alpha_or_eps, digits_parameter, eps_parameter, positive, probability
+from .exact import (alpha_or_eps, count, digits_parameter, eps_parameter, many as is_many,
+                    positive, probability)
 from .mechanisms import Dominated, Shuffled
 from .maximum import over_terms
-from .pairs import Composition, Pair, PublicMixture, steps as check_steps
+from .pairs import Composition, Pair, PublicMixture
 from .result import time_limited
 
 __all__ = ["METHODS", "delta", "epsilon", "hockey_stick", "route", "answer"]
@@ -84,7 +85,7 @@ def hockey_stick(x, alpha: object = None, *, eps: object = None, steps: int = 1,
     ``alpha`` (a rational >= 0) and ``eps`` (alpha = e^eps).  Proven brackets and shuffled
     entries answer eps only."""
     if alpha is None:
-        if eps is None or isinstance(eps, (list, tuple)):
+        if eps is None or is_many(eps):
             raise InputTypeError("give exactly one of alpha and eps (one value)")
         return delta(x, eps, steps=steps, digits=digits, method=method, time_limit=time_limit)
     if eps is not None:
@@ -98,7 +99,7 @@ def route(x, steps: int = 1, method: str = "auto") -> routing.Route:
     if method not in routing.ENGINES:
         raise InputError(f"method must be one of {', '.join(routing.ENGINES)}, got "
                          f"{method!r}")
-    T = check_steps(steps, "steps")
+    T = count(steps, "steps")
     force = method == "bracket"
     if isinstance(x, Shuffled):
         if method in ("auto", "bracket"):
@@ -149,7 +150,7 @@ def _more_steps(x, T: int):
 
 
 def _answer(kind: str, x, values, steps, digits, method, width, time_limit):
-    many = isinstance(values, (list, tuple))
+    many = is_many(values)
     way = route(x, steps, method)
     request = _request(way, kind, list(values) if many else [values], digits, width)
     with progress.deadline(time_limit):

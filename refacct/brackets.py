@@ -46,8 +46,8 @@ from . import guards, progress
 from .engine import Engine, Request
 from .maximum import combine
 from .mechanisms.entry import Dominated
-from .exact import eps_parameter, mpf_parts, positive, rational, to_mpf
-from .pairs import Composition, Pair, PublicMixture, steps as check_steps
+from .exact import count, eps_parameter, many as is_many, mpf_parts, positive, rational, to_mpf
+from .pairs import Composition, Pair, PublicMixture
 from .result import (EXACT_EXPONENT_BITS, DeltaResult, EpsilonResult, midpoint_radius,
                      time_limited)
 from .errors import InputError, InputTypeError
@@ -159,20 +159,18 @@ def _evaluate(factors: Sequence[Bracketed], plan: _Plan) -> _Pass:
     return _Pass(plan, sides["upper"], sides["lower"], time.perf_counter() - start)
 
 
-def _run(factors: Sequence[Bracketed], first_plan, ends, excess, retry, tolerance,
-         max_lattice: int, keep_top=lambda brackets: None):
+def _run(factors: Sequence[Bracketed], queries: "_Queries", max_lattice: int):
     """([(lower, upper)], last pass): a discrete pair whose loss atoms share one base on
     its own lattice (``_aligned_run``), anything else on the 2^-m lattices (``_bracket``,
-    from the plan ``first_plan()``)."""
+    from the plan ``queries.first_plan()``)."""
     if len(factors) == 1 and len(factors[0].step) == 1:
         aligned = aligned_loss(factors[0].step[0][1], factors[0].count)
         if aligned is not None:
-            return _aligned_run(aligned, factors[0].count, ends, excess)
-    return _bracket(factors, first_plan(), ends, excess, retry, tolerance, max_lattice,
-                    keep_top)
+            return _aligned_run(aligned, factors[0].count, queries)
+    return _bracket(factors, queries.first_plan(), queries, max_lattice)
 
 
-def _aligned_run(loss: AlignedLoss, T: int, ends, excess):
+def _aligned_run(loss: AlignedLoss, T: int, queries: "_Queries"):
     """Passes at doubling precision (rounding is the only error on the aligned lattice)
     until every bracket is narrow enough or ``MAX_ALIGNED_PREC`` bits are reached."""
     prec = 64 + 2 * T.bit_length()
@@ -182,8 +180,8 @@ def _aligned_run(loss: AlignedLoss, T: int, ends, excess):
         with all_cores(), flint.ctx.workprec(prec):
             composed = loss.composed(T)
         run = _Pass(_AlignedPlan(loss, prec), composed, composed, time.perf_counter() - start)
-        brackets = ends(run)
-        if excess(brackets) <= 1 or prec >= MAX_ALIGNED_PREC:
+        brackets = queries.ends(run)
+        if queries.excess(brackets) <= 1 or prec >= MAX_ALIGNED_PREC:
             return brackets, run
         if _no_time_for(2 * run.seconds):
             return brackets, replace(run, time_limited=True)
@@ -288,16 +286,11 @@ def _ends(ball) -> Tuple[mpmath.mpf, mpmath.mpf]:
     return tuple(mp.inf if end > 0 else -mp.inf for end in (ball.lower(), ball.upper()))
 
 
-def _bracket(factors: Sequence[Bracketed], plan: _Plan, ends, excess, retry, tolerance,
-             max_lattice: int, keep_top=lambda brackets: None):
-    """Passes until every bracket is narrow enough; returns ([(lower, upper)], last pass).
-
-    ``ends(run)`` gives a (lower, upper) per query; ``excess(brackets)`` how many times
-    too wide the widest bracket is (<= 1: done); ``retry(plan, brackets, run)`` widens the plan in
-    place and says whether to rerun at the same lattice; ``tolerance(lower, upper)`` the
-    delta-scale tolerance that sets the trimmed mass; ``keep_top(brackets)`` the lowest
-    window top the queries need (None: any).  A scout pass at h = 2^-8 first sets
-    the trimming and the window; each next pass halves h by log4 of the largest excess."""
+def _bracket(factors: Sequence[Bracketed], plan: _Plan, queries: "_Queries",
+             max_lattice: int):
+    """Passes until every bracket is narrow enough (``_Queries`` says what that means);
+    returns ([(lower, upper)], last pass).  A scout pass at h = 2^-8 first sets the
+    trimming and the window; each next pass halves h by log4 of the largest excess."""
     total = _total_steps(factors)
     if plan.m > max_lattice:
         plan = _Plan(max_lattice, _precision(max_lattice, total, plan.extra), plan.lo, plan.hi,
@@ -310,23 +303,23 @@ def _bracket(factors: Sequence[Bracketed], plan: _Plan, ends, excess, retry, tol
         passes += 1  # (past the time limit before the first pass: TimeLimitError)
         progress.note(f"proven bracket, pass {passes} on the lattice h = 2^-{current.m}")
         run = _evaluate(factors, current)
-        brackets = ends(run)
-        again = retry(current, brackets, run)
+        brackets = queries.ends(run)
+        again = queries.retry(current, brackets, run)
         if not again and current is scout:
             plan.lo, plan.hi, plan.tail = current.lo, current.hi, current.tail
         if not again and not plan.tau and all(up > 0 for _, up in brackets):
-            plan.tau = _trim_mass(min(tolerance(lo, up) for lo, up in brackets), total)
+            plan.tau = _trim_mass(min(queries.tolerance(lo, up) for lo, up in brackets), total)
         refining = not again and current is not scout
-        over = excess(brackets) if refining else None
+        over = queries.excess(brackets) if refining else None
         if refining and (over <= 1 or plan.m >= max_lattice):
             return brackets, run
         last = current
         if current is scout and not again:
-            _shrink(plan, run, keep_top(brackets))
+            _shrink(plan, run, queries.keep_top(brackets))
             current = plan
         elif refining:
             plan = current = _refined(plan, over, total, max_lattice)
-            _shrink(plan, run, keep_top(brackets))
+            _shrink(plan, run, queries.keep_top(brackets))
         if _no_time_for(run.seconds * 2 ** (current.m - last.m)):  # the next pass's cost
             return brackets, replace(run, time_limited=True)
 
@@ -338,23 +331,148 @@ def _no_time_for(seconds: float) -> bool:
     return progress.remaining() < seconds
 
 
+class _Queries:
+    """What a kind of query asks of the passes (``_bracket``): ``ends(run)`` a (lower,
+    upper) per query; ``excess(brackets)`` how many times too wide the widest bracket is
+    (<= 1: done); ``retry(plan, brackets, run)`` widens the plan in place and says whether
+    to rerun at the same lattice; ``tolerance(lower, upper)`` the delta-scale tolerance
+    that sets the trimmed mass; ``keep_top(brackets)`` the lowest window top the queries
+    need (None: any); ``first_plan()`` the plan the scout pass starts from."""
+
+    def __init__(self, factors: Sequence[Bracketed], values: List[Fraction], width) -> None:
+        self.factors, self.values, self.width = factors, values, width
+        self.total = _total_steps(factors)
+
+    def keep_top(self, brackets) -> Optional[Fraction]:
+        return None
+
+
+class _DeltaQueries(_Queries):
+    """delta at each eps, to a relative ``width`` of max(lower, ``floor``)."""
+
+    def __init__(self, factors, values, width, floor) -> None:
+        super().__init__(factors, values, width)
+        self.floor = floor
+        self.previous: List[mpmath.mpf] = []  # the last pass's upper ends
+
+    def first_plan(self) -> _Plan:
+        margin = 5 + Fraction(int(mpmath.ceil(-mpmath.log(self.width))))
+        return _first_plan(self.factors, max(self.values), margin, Fraction(1, 10 ** 40),
+                           self.width)
+
+    def ends(self, run: _Pass):
+        with flint.ctx.workprec(run.plan.prec):
+            pairs = [(lattice.delta_of(run.lower, e), lattice.delta_of(run.upper, e))
+                     for e in self.values]
+        return [(max(_ends(lo)[0], mpmath.mpf(0)), _ends(up)[1]) for lo, up in pairs]
+
+    def excess(self, brackets):
+        """Relative excess width.  A lower end of 0 (and no floor) has no relative width:
+        refine while the upper end still falls (by 4x per pass, as the discretisation
+        error does), stop when it does not (an exact 0, or a delta below what the lattice
+        resolves); an upper end of 0 is exact."""
+        over = []
+        for i, (lower, upper) in enumerate(brackets):
+            scale = max(lower, self.floor)
+            if upper <= 0:
+                over.append(mpmath.mpf(0))
+            elif scale > 0:
+                over.append((upper - lower) / (self.width * scale))
+            else:
+                over.append(mp.inf if not self.previous or upper < self.previous[i] / 4
+                            else 0)
+        self.previous = [up for _, up in brackets]
+        return max(over)
+
+    def retry(self, plan: _Plan, brackets, run: _Pass) -> bool:
+        """A one-step tail that could matter at the smallest delta: shrink it."""
+        scale = min(max(lower, self.floor) for lower, _ in brackets)
+        if scale > 0 and to_mpf(self.total * plan.tail) > self.width * scale / 1000:
+            plan.tail = Fraction(1, 10 ** (2 * int(mpmath.ceil(-mpmath.log10(scale))) + 10))
+            return True
+        return False
+
+    def tolerance(self, lower, upper):
+        return self.width * max(lower, self.floor, upper / 1000) / 10
+
+
+class _EpsilonQueries(_Queries):
+    """eps at each delta, to an absolute ``width``.  On each lattice interval the
+    measures' curves are A - e^eps B, so each end is ln((A - delta) / B)
+    (docs/numerics.md): the upper measure gives the upper end, the lower measure the
+    lower end."""
+
+    def first_plan(self) -> _Plan:
+        """The tolerance is known before any pass (min delta times the width): trimming
+        starts with the scout, whose window may have to reach far into the tail."""
+        plan = _first_plan(self.factors, None, EPS_MARGIN,
+                           min(self.values) / (10 ** 6 * self.total), self.width)
+        plan.tau = _trim_mass(self.tolerance(None, None), self.total)
+        return plan
+
+    def ends(self, run: _Pass):
+        with flint.ctx.workprec(run.plan.prec):
+            pairs = [(_eps_end(run.lower, d, upper=False), _eps_end(run.upper, d, upper=True))
+                     for d in self.values]
+        return [(max(lo, mpmath.mpf(0)), max(up, mpmath.mpf(0))) for lo, up in pairs]
+
+    def excess(self, brackets):
+        return max((up - lo) / self.width for lo, up in brackets)
+
+    def retry(self, plan: _Plan, brackets, run: _Pass) -> bool:
+        """Mass the window cut off at its top (the upper measure moved it to +inf, the
+        lower one down to the top) that could matter at the smallest delta, with an eps
+        less than 8 below the top (or an upper end of +inf while the lower end is finite):
+        reach past the largest finite upper end + 8, at least doubling the window while an
+        upper end is infinite, up to eps = ``MAX_EPS_WINDOW`` (an upper end still
+        infinite there is returned as it is: valid, and its width says so)."""
+        with flint.ctx.workprec(run.plan.prec):
+            cut = _ends(run.upper.infinite - run.lower.infinite)[1]
+        if cut <= self.tolerance(None, None) / 100 or plan.hi >= MAX_EPS_WINDOW:
+            return False
+        top = self.keep_top(brackets) or plan.hi
+        if any(mpmath.isinf(up) and not mpmath.isinf(lo) for lo, up in brackets):
+            top = max(top, 2 * plan.hi)
+        top = min(top, Fraction(MAX_EPS_WINDOW))
+        if top > plan.hi:
+            plan.hi = top
+            return True
+        return False
+
+    def tolerance(self, lower, upper):
+        return to_mpf(min(self.values)) * self.width
+
+    def keep_top(self, brackets) -> Optional[Fraction]:
+        """The largest finite upper end + ``EPS_MARGIN``."""
+        finite = [up for _, up in brackets if not mpmath.isinf(up)]
+        return Fraction(int(mpmath.ceil(max(finite)))) + EPS_MARGIN if finite else None
+
+
+def _checked(steps: object, max_lattice: object, workers: object) -> int:
+    """The checks both kinds share; the number of compositions."""
+    T = count(steps, "steps")
+    _check_lattice_cap(max_lattice)
+    count(workers, "workers")
+    return T
+
+
 @progress.reported("delta(eps), proven bracket")
 def delta_bracket(x, eps: object, *, steps: int = 1, width: object = DEFAULT_REL_WIDTH,
                   max_lattice: int = MAX_LATTICE, floor: object = 0, workers: int = 1):
     """A proven bracket on delta(eps) = H_{e^eps} of ``x`` composed ``steps`` times
     (001 Definition 3; module docstring for the method).
 
-    ``eps`` is one value or a sequence (one composition serves them all; a list of results
-    is returned).  ``width`` (relative): the bracket is refined until (upper - lower) <=
-    width * max(lower, floor) for every eps, or the lattice step reaches
-    2^-max_lattice (``floor``: a delta below which precision is not needed, e.g. the
-    other terms' value when a catalogue entry takes a maximum).  Each
-    result is a ``DeltaResult`` with ``proven=True``, ``enclosure=(lower, upper)``,
-    ``value`` the midpoint and ``abs_error`` the half-width; for a catalogue entry, a
-    ``MechanismDelta`` (the maximum over its terms, 001 Sec. 5).  When the door's time
-    limit (``progress.deadline``) runs out: the last pass's brackets, marked
-    ``time_limited`` (``TimeLimitError`` before the first pass ends).  ``workers``:
-    processes that bracket a catalogue entry's terms side by side (``_mechanism``).
+    ``eps`` is one value or a list (one composition serves them all; a list of results is
+    returned).  ``width`` (relative): the bracket is refined until (upper - lower) <=
+    width * max(lower, floor) for every eps, or the lattice step reaches 2^-max_lattice
+    (``floor``: a delta below which precision is not needed, e.g. the other terms' value
+    when a catalogue entry takes a maximum).  Each result is a ``DeltaResult`` with
+    ``proven=True``, ``enclosure=(lower, upper)``, ``value`` the midpoint and
+    ``abs_error`` the half-width; for a catalogue entry, a ``MechanismDelta`` (the maximum
+    over its terms, 001 Sec. 5).  When the door's time limit (``progress.deadline``) runs
+    out: the last pass's brackets, marked ``time_limited`` (``TimeLimitError`` before the
+    first pass ends).  ``workers``: processes that bracket a catalogue entry's terms side
+    by side (``_mechanism``).
 
     The door is ``refacct.delta(x, eps, method="bracket")``; this engine function adds
     the knobs ``max_lattice``, ``floor`` and ``workers``.
@@ -365,61 +483,18 @@ def delta_bracket(x, eps: object, *, steps: int = 1, width: object = DEFAULT_REL
     >>> r.lower <= r.upper and r.proven
     True
     """
-    many = not isinstance(eps, (int, str, Fraction, float)) and hasattr(eps, "__iter__")
+    many = is_many(eps)
     values = [eps_parameter(e) for e in (eps if many else [eps])]
-    T = check_steps(steps, "steps")
+    T = _checked(steps, max_lattice, workers)
     relative = to_mpf(positive(width, "width"))
     floor = rational(floor, "floor")
     if floor < 0:
         raise InputError(f"floor must be >= 0, got {floor}")
-    floor = to_mpf(floor)
-    _check_lattice_cap(max_lattice)
-    check_steps(workers, "workers")  # processes: an int >= 1
     if isinstance(x, Dominated):
         return _mechanism(x, values, many, T, "delta", workers,
                           {"width": width, "max_lattice": max_lattice})
     factors = factors_of(x, T)
-    total = _total_steps(factors)
-
-    def ends(run: _Pass):
-        with flint.ctx.workprec(run.plan.prec):
-            pairs = [(lattice.delta_of(run.lower, e), lattice.delta_of(run.upper, e))
-                     for e in values]
-        return [(max(_ends(lo)[0], mpmath.mpf(0)), _ends(up)[1]) for lo, up in pairs]
-
-    previous: List[mpmath.mpf] = []
-
-    def excess(brackets):
-        """Relative excess width.  A lower end of 0 (and no floor) has no relative width:
-        refine while the upper end still falls (by 4x per pass, as the discretisation
-        error does), stop when it does not (an exact 0, or a delta below what the lattice
-        resolves); an upper end of 0 is exact."""
-        over = []
-        for i, (lower, upper) in enumerate(brackets):
-            scale = max(lower, floor)
-            if upper <= 0:
-                over.append(mpmath.mpf(0))
-            elif scale > 0:
-                over.append((upper - lower) / (relative * scale))
-            else:
-                over.append(mp.inf if not previous or upper < previous[i] / 4 else 0)
-        previous[:] = [up for _, up in brackets]
-        return max(over)
-
-    def retry(plan: _Plan, brackets, run: _Pass) -> bool:
-        """A one-step tail that could matter at the smallest delta: shrink it."""
-        scale = min(max(lower, floor) for lower, _ in brackets)
-        if scale > 0 and to_mpf(total * plan.tail) > relative * scale / 1000:
-            plan.tail = Fraction(1, 10 ** (2 * int(mpmath.ceil(-mpmath.log10(scale))) + 10))
-            return True
-        return False
-
-    margin = 5 + Fraction(int(mpmath.ceil(-mpmath.log(relative))))
-    brackets, run = _run(factors,
-                         lambda: _first_plan(factors, max(values), margin,
-                                             Fraction(1, 10 ** 40), relative),
-                         ends, excess, retry,
-                         lambda lo, up: relative * max(lo, floor, up / 1000) / 10,
+    brackets, run = _run(factors, _DeltaQueries(factors, values, relative, to_mpf(floor)),
                          max_lattice)
     for e, (lo, up) in zip(values, brackets):
         with mp.workprec(max(run.plan.prec, 64)):
@@ -435,75 +510,26 @@ def delta_bracket(x, eps: object, *, steps: int = 1, width: object = DEFAULT_REL
 def epsilon_bracket(x, delta: object, *, steps: int = 1, width: object = DEFAULT_EPS_WIDTH,
                     max_lattice: int = MAX_LATTICE, workers: int = 1):
     """A proven bracket on eps(delta), the smallest eps >= 0 with delta(eps) <= delta, for
-    ``x`` composed ``steps`` times.  On each lattice interval the measures' curves are
-    A - e^eps B, so each end is ln((A - delta) / B) (docs/numerics.md): the upper
-    measure gives the upper end, the lower measure the lower end.
+    ``x`` composed ``steps`` times (``_EpsilonQueries`` for the ends).
 
-    ``delta`` is one value or a sequence (a list of results is returned).  ``width``:
-    refined until upper - lower <= width (absolute, in eps) for every delta.  Catalogue
-    entries give a ``MechanismEpsilon``: eps of a maximum of curves is the maximum of the
-    eps (``refacct.maximum``).  The time limit, ``workers``: as for ``delta_bracket``;
-    the door is ``refacct.epsilon(x, delta, method="bracket")``.
+    ``delta`` is one value or a list (a list of results is returned).  ``width``: refined
+    until upper - lower <= width (absolute, in eps) for every delta.  Catalogue entries
+    give a ``MechanismEpsilon``: eps of a maximum of curves is the maximum of the eps
+    (``refacct.maximum``).  The time limit, ``workers``: as for ``delta_bracket``; the door
+    is ``refacct.epsilon(x, delta, method="bracket")``.
     """
-    many = not isinstance(delta, (int, str, Fraction, float)) and hasattr(delta, "__iter__")
+    many = is_many(delta)
     values = [rational(d, "delta") for d in (delta if many else [delta])]
     for d in values:
         if not 0 < d < 1:
             raise InputError(f"delta must lie in (0, 1), got {d}")
-    T = check_steps(steps, "steps")
-    target = to_mpf(positive(width, "width"))
-    _check_lattice_cap(max_lattice)
-    check_steps(workers, "workers")  # processes: an int >= 1
+    T = _checked(steps, max_lattice, workers)
+    absolute = to_mpf(positive(width, "width"))
     if isinstance(x, Dominated):
         return _mechanism(x, values, many, T, "epsilon", workers,
                           {"width": width, "max_lattice": max_lattice})
     factors = factors_of(x, T)
-    total = _total_steps(factors)
-
-    def ends(run: _Pass):
-        with flint.ctx.workprec(run.plan.prec):
-            pairs = [(_eps_end(run.lower, d, upper=False), _eps_end(run.upper, d, upper=True))
-                     for d in values]
-        return [(max(lo, mpmath.mpf(0)), max(up, mpmath.mpf(0))) for lo, up in pairs]
-
-    def retry(plan: _Plan, brackets, run: _Pass) -> bool:
-        """Mass the window cut off at its top (the upper measure moved it to +inf, the
-        lower one down to the top) that could matter at the smallest delta, with an eps
-        less than 8 below the top (or an upper end of +inf while the lower end is finite):
-        reach past the largest finite upper end + 8, at least doubling the window while an
-        upper end is infinite, up to eps = ``MAX_EPS_WINDOW`` (an upper end still
-        infinite there is returned as it is: valid, and its width says so)."""
-        with flint.ctx.workprec(run.plan.prec):
-            cut = _ends(run.upper.infinite - run.lower.infinite)[1]
-        if cut <= tolerance(None, None) / 100 or plan.hi >= MAX_EPS_WINDOW:
-            return False
-        top = keep_top(brackets) or plan.hi
-        if any(mpmath.isinf(up) and not mpmath.isinf(lo) for lo, up in brackets):
-            top = max(top, 2 * plan.hi)
-        top = min(top, Fraction(MAX_EPS_WINDOW))
-        if top > plan.hi:
-            plan.hi = top
-            return True
-        return False
-
-    def first_plan() -> _Plan:
-        """The tolerance is known before any pass (min delta times the width): trimming
-        starts with the scout, whose window may have to reach far into the tail."""
-        plan = _first_plan(factors, None, EPS_MARGIN, min(values) / (10 ** 6 * total), target)
-        plan.tau = _trim_mass(tolerance(None, None), total)
-        return plan
-
-    def tolerance(lower, upper):
-        return to_mpf(min(values)) * target
-
-    def keep_top(brackets) -> Optional[Fraction]:
-        """The largest finite upper end + ``EPS_MARGIN``."""
-        finite = [up for _, up in brackets if not mpmath.isinf(up)]
-        return Fraction(int(mpmath.ceil(max(finite)))) + EPS_MARGIN if finite else None
-
-    brackets, run = _run(factors, first_plan, ends,
-                         lambda bs: max((up - lo) / target for lo, up in bs), retry,
-                         tolerance, max_lattice, keep_top)
+    brackets, run = _run(factors, _EpsilonQueries(factors, values, absolute), max_lattice)
     results = [EpsilonResult(*midpoint_radius(lo, up), method=_method(run), digits=3,
                              delta_target=d, enclosure=(lo, up), proven=True)
                for d, (lo, up) in zip(values, brackets)]

@@ -122,6 +122,21 @@ def digits_parameter(digits: object) -> int:
     return digits
 
 
+def count(value: object, name: str) -> int:
+    """A count (steps, compositions, processes): an int >= 1."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputTypeError(f"{name} must be an int >= 1, got {value!r}")
+    if value < 1:
+        raise InputError(f"{name} must be >= 1, got {value}")
+    return value
+
+
+def many(values: object) -> bool:
+    """Is ``values`` a list of queries (a list or tuple; one query is a number or a
+    string)?"""
+    return isinstance(values, (list, tuple))
+
+
 def positive(value: object, name: str) -> Fraction:
     """``rational(value)``, required to be > 0."""
     result = rational(value, name)

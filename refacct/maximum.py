@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, List, Sequence, Tuple, Union
 
 from . import progress
+from .exact import many as is_many
 from .result import DeltaResult, EpsilonResult, midpoint_radius
 
 __all__ = ["MechanismDelta", "MechanismEpsilon", "maximum", "maximum_epsilon", "combine",
@@ -102,7 +103,7 @@ def over_terms(entry, kind: str, run: Callable, queries) -> Union[object, List[o
     """``run(pair, query)`` for every term of the catalogue entry ``entry`` (its ``terms``
     and ``bound``) and every query (one or a list: then a list), each with its share of a
     time limit, maximised per query (``combine``)."""
-    single = not isinstance(queries, (list, tuple))
+    single = not is_many(queries)
     qs = [queries] if single else list(queries)
     per_term = [(label, [run(pair, q) for q in progress.shared(qs)])
                 for label, pair in progress.shared(entry.terms)]

@@ -23,19 +23,10 @@ from math import factorial
 from typing import Iterable, Tuple, Union
 
 from .distributions import Continuous, Discrete
-from .exact import count_vectors, probability, sum_exactly
+from .exact import count, count_vectors, probability, sum_exactly
 from .errors import InputError, InputTypeError
 
-__all__ = ["Pair", "Composition", "PublicMixture", "PairLike", "as_public_mixture", "steps"]
-
-
-def steps(k: object, name: str = "k") -> int:
-    """A number of compositions: an int >= 1."""
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise InputTypeError(f"{name} must be an int >= 1, got {k!r}")
-    if k < 1:
-        raise InputError(f"{name} must be >= 1, got {k}")
-    return k
+__all__ = ["Pair", "Composition", "PublicMixture", "PairLike", "as_public_mixture"]
 
 
 @dataclass(frozen=True)
@@ -112,7 +103,7 @@ class Composition:
         return as_composition(other) * self
 
     def __pow__(self, k: int) -> "Composition":
-        k = steps(k)
+        k = count(k, "k")
         return Composition._canonical(Counter({p: n * k for p, n in self.factors}))
 
 
@@ -165,7 +156,7 @@ class PublicMixture:
     def __pow__(self, k: int) -> "PublicMixture":
         """k-fold composition: sum over multisets {n_r} with sum n_r = k of the multinomial
         weight k! / prod n_r! * prod w_r^{n_r} times prod_r (P_r, Q_r)^{n_r}."""
-        k = steps(k)
+        k = count(k, "k")
         terms = []
         for counts in count_vectors(k, len(self.terms)):
             weight = Fraction(factorial(k))

@@ -209,6 +209,8 @@ def best_reached(attempts: Sequence[Callable[[], R]], fallback: Optional[Callabl
     engines), or the ``TimeLimitError`` when there is no fallback or it returns None."""
     best = None
     for i, attempt in enumerate(attempts):
+        if remaining() <= 0:  # an attempt would run one unit of work past the limit
+            break
         try:
             result = attempt()
         except TimeLimitError:

@@ -45,9 +45,10 @@ from .engine import Engine
 from .engines.exact.discrete import pld_of_pair
 from .engines.quadrature.shift import shift_squared
 from .errors import InputError, InputTypeError
+from .exact import count as check_count
 from .hockey import EXACT, QUADRATURE
 from .mechanisms import Dominated, Shuffled
-from .pairs import Composition, Pair, PublicMixture, steps as check_steps
+from .pairs import Composition, Pair, PublicMixture
 from .shuffle import SHUFFLE, SHUFFLE_EXACT
 
 __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "EXACT_MAX_STEPS",
@@ -168,7 +169,7 @@ def route_pair(x, force: bool = False) -> Route:
 def route_entry(make: Callable[[int], object], steps: int, force: bool = False) -> Route:
     """The route of the catalogue entry ``make(steps)``; ``make(k)`` builds the entry for
     k steps (module docstring for how the 1- and 2-step entries decide)."""
-    T = check_steps(steps, "steps")
+    T = check_count(steps, "steps")
     _check_total(T, bracket=False)
     one = make(1)
     if isinstance(one, Shuffled):  # lower bounds by formula, no pair to bracket

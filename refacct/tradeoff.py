@@ -40,13 +40,13 @@ from typing import Dict, List, Optional, Tuple
 
 import flint
 
-from . import api
+from . import api, progress
 from .engines.arb import arb, arb_ends, dyadic_mpf, to_arb
-from .errors import InputError, InputTypeError
-from .exact import positive, rational
+from .errors import InputError, InputTypeError, TimeLimitError
+from .exact import many as is_many, positive, rational
 from .mechanisms import Dominated, Shuffled
 from .pairs import Composition, Pair, PublicMixture
-from .result import TradeoffResult, exact_rational, midpoint_radius
+from .result import TradeoffResult, exact_rational, midpoint_radius, time_limited
 
 __all__ = ["beta", "alpha_parameter", "DEFAULT_WIDTH"]
 
@@ -57,17 +57,22 @@ _LEVELS = 60        # bisections at most (the bracket is returned as reached)
 _CLAIMS = {"tight": "tight", "upper": "lower", "lower": "upper"}
 
 
-def beta(x, alpha, *, steps: int = 1, width: object = None, method: str = "auto"):
+def beta(x, alpha, *, steps: int = 1, width: object = None, method: str = "auto",
+         time_limit: Optional[float] = None):
     """T(P, Q)(alpha) of ``x`` run ``steps`` times, as a proven bracket when the profile is
     (module docstring), for one alpha in (0, 1) or a list (then a list of
     ``TradeoffResult``).  ``x``: a pair (the curve of testing P against Q) or a catalogue
     entry (the mechanism's curve); ``width``: the bracket's width relative to its upper end
-    (default 1e-6); ``method``: how the profile is computed (``refacct.delta``)."""
-    many = isinstance(alpha, (list, tuple))
+    (default 1e-6); ``method``: how the profile is computed (``refacct.delta``);
+    ``time_limit``: seconds for all of them, after which each bracket is the last one
+    the profile allowed, marked ``time_limited`` (still a bracket: every grid level's
+    is)."""
+    many = is_many(alpha)
     alphas = [alpha_parameter(a) for a in (alpha if many else [alpha])]
     width = DEFAULT_WIDTH if width is None else positive(width, "width")
     profile = _Profile(x, steps, method, width)
-    results = [_bracket(profile, a, width) for a in alphas]
+    with progress.deadline(time_limit):
+        results = [_bracket(profile, a, width) for a in progress.shared(alphas)]
     return results if many else results[0]
 
 
@@ -103,6 +108,7 @@ class _Profile:
         self.options = {"width": width} if way.bracket else {"digits": 15}
         self.known: Dict[Tuple[str, Fraction], object] = {}
         self.proven = True
+        self.time_limited = False  # a profile value was the best bound reached in time
 
     def fill(self, needs: List[Tuple[str, Fraction]]) -> None:
         """Compute every (direction, eps) in ``needs`` not known yet, one call per target
@@ -116,6 +122,7 @@ class _Profile:
             for r, e in zip(results, eps):
                 ends = _enclosure(r, e)
                 self.proven = self.proven and (r.proven or r.exact_form is not None)
+                self.time_limited = self.time_limited or r.time_limited
                 for other, t in self.targets.items():
                     if t is target:
                         self.known[(other, e)] = ends
@@ -152,20 +159,27 @@ def _bracket(profile: _Profile, alpha: Fraction, width: Fraction) -> TradeoffRes
         points = [Fraction(i, _START) for i in range(-4 * _START, 4 * _START + 1)]
         low = high = None
         for _ in range(_LEVELS):
-            profile.fill(_needs(points))
+            try:
+                profile.fill(_needs(points))
+            except TimeLimitError:
+                if high is None:
+                    raise
+                return time_limited(_result(alpha, low, high, profile))
             los = [_lower_end(profile.f_ball(e, a, 1)) for e in points]
             his = [_upper_end(profile.f_ball(e, a, 0)) for e in points]
             ts = [to_arb(e).exp() for e in points]
             low = max([Fraction(0)] + los)
             cells = _cell_bounds(ts, los, his, a)
             high = None if None in cells else max([low] + cells)
-            if high is not None and high - low <= width * high:
+            if high is not None and (high - low <= width * high
+                                     or progress.remaining() <= 0):
                 break
             points = _refined(points, cells, low, high, width)
     if high is None:
         raise ArithmeticError(f"beta({alpha}): the profile's chords did not descend within "
                               f"eps <= {points[-1]}")
-    return _result(alpha, low, high, profile)
+    result = _result(alpha, low, high, profile)
+    return time_limited(result) if profile.time_limited else result
 
 
 def _lower_end(ball: "arb") -> Fraction:
@@ -256,6 +270,7 @@ def _refined(points: List[Fraction], cells: List[Optional[Fraction]], low: Fract
 
 
 def _result(alpha: Fraction, low: Fraction, high: Fraction, profile: _Profile) -> TradeoffResult:
+    high = min(high, Fraction(1))  # a trade-off curve lies in [0, 1] (the grid may be coarse)
     value, radius = midpoint_radius(dyadic_mpf(low), dyadic_mpf(high))
     digits = 20 if high == low else max(2, len(str(high // (high - low))))
     return TradeoffResult(value, radius, f"bracket from delta(eps) ({profile.reason})",

@@ -175,3 +175,19 @@ def test_command_line_bad_input_is_one_line_and_exit_2(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("refacct: error:") and message in err and err.count("\n") == 1
+
+
+def test_a_time_limit_returns_a_marked_bracket_that_holds(monkeypatch):
+    """Three Gaussian steps with the closed form for products of shifts turned off (the
+    quadrature of k = 3 takes about a minute): a 5-second limit cuts the profile short,
+    and the curve G_sqrt(3) still lies in the bracket returned (clipped to [0, 1])."""
+    import refacct.hockey
+    import refacct.routing
+    for module in (refacct.hockey, refacct.routing):
+        monkeypatch.setattr(module, "shift_squared", lambda factors: None)
+    r = beta(build(gaussian(1), "none", "add-remove"), "1/10", steps=3, time_limit=5)
+    with mpmath.workdps(40):
+        truth = gaussian_curve(mpmath.sqrt(3), Fraction(1, 10))
+    assert r.time_limited and "time limit" in r.method
+    assert contains(r, truth), (r, truth)
+    assert 0 <= r.lower and r.upper <= 1

@@ -9,7 +9,7 @@ deterministic batching needs n = b T records on both datasets (002 Sec. 2.2).  T
 """
 from __future__ import annotations
 
-from ..pairs import steps as check_steps
+from ..exact import count
 from .base import Base
 from .entry import Dominated, Provenance, steppable
 from .relations import check_relation, directions
@@ -24,7 +24,7 @@ PROP_3_1 = Provenance("002 Prop. 3.1 (Balle & Wang Thm 8), tightly dominating pa
 def deterministic_batching(base: Base, relation: str = "zero-out",
                            steps: int = 1) -> Dominated:
     """``steps`` steps of ABLQ_D with ``base`` (the curve is the same for every ``steps``)."""
-    check_steps(steps, "steps")
+    count(steps, "steps")
     rel = check_relation(relation, ("zero-out", "substitution", "replace-one"),
                          "deterministic batching")
     desc = f"{base.name}, deterministic batching, {rel}, {steps} step(s)"

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Tuple
 
 from ..errors import InputError, InputTypeError
-from ..pairs import PairLike, PublicMixture, as_public_mixture, steps as check_steps
+from ..exact import count
+from ..pairs import PairLike, PublicMixture, as_public_mixture
 
 __all__ = ["BOUNDS", "Provenance", "Dominated", "steppable"]
 
@@ -99,7 +100,7 @@ def steppable(builder: Callable[..., Dominated]) -> Callable[..., Dominated]:
         call = signature.bind(*args, **kwargs)
         call.apply_defaults()
         entry = builder(*call.args, **call.kwargs)
-        steps = check_steps(call.arguments["steps"], "steps")
+        steps = count(call.arguments["steps"], "steps")
 
         def rebuild(k: int) -> Dominated:
             return build(**{**call.arguments, "steps": steps * k})

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import Tuple
 
-from ..pairs import Composition, Pair, steps as check_steps
+from ..exact import count
+from ..pairs import Composition, Pair
 from ..errors import InputError
 
 __all__ = ["RELATIONS", "check_relation", "directions", "powered", "mixed_directions"]
@@ -40,7 +41,7 @@ def check_relation(name: object, allowed: Tuple[str, ...] = RELATIONS, scheme: s
 
 def powered(pair, k: int):
     """pair^k for a Pair, Composition or PublicMixture (k >= 1)."""
-    return pair ** check_steps(k, "steps")
+    return pair ** count(k, "steps")
 
 
 def directions(add, rel: str, k: int) -> Terms:
@@ -60,7 +61,7 @@ def mixed_directions(A, B, k: int) -> Terms:
     """The k + 1 terms H(A^j x B^(k-j) || B^j x A^(k-j)), j = 0..k (001 Sec. 7: under
     substitution each step may flip direction).  Term j is the product of j copies of
     Pair(A, B) and k - j copies of Pair(B, A), labelled "j=<j>"."""
-    k = check_steps(k, "steps")
+    k = count(k, "steps")
     terms = []
     for j in range(k + 1):
         factors = [Pair(A, B)] * j + [Pair(B, A)] * (k - j)

@@ -26,17 +26,10 @@ delta values, ``fft_noise_floor``.  Answers within that distance of the truth ar
 ``noise-level`` beside their verdict (``verdicts.noise_level``): such a verdict may differ
 from one CPU to another.
 
-Peers (``PEERS``): ``dp_accounting`` (``dp_accounting.pld``, ``dp_accounting.pld-optimistic``,
-``dp_accounting.rdp``) and ``prv_accountant`` (``prv_accountant.upper``,
-``prv_accountant.lower``), extra ``peers``; Koskela's ``fourier_accountant`` (PyPI
-``fourier-accountant`` or ``pld-accountant``), ``autodp`` and ``opacus`` (``opacus.rdp``,
-``opacus.prv``, ``opacus.gdp``; needs PyTorch) and ``riskcal`` (f-DP trade-off curves:
-``riskcal.dpsgd``, ``riskcal.ctd``, ``riskcal.gdp``, ``riskcal.pld``), extra ``more-peers``;
-TensorFlow Privacy's accounting entry points (``tensorflow_privacy.rdp``,
-``.statement-rdp``, ``.statement-pld``, ``.gdp``), installed without its dependencies
-(README, optional step); jax-privacy's training accountants (``jax_privacy.dpsgd-pld``,
-``.dpsgd-rdp``, ``.user-level``, ``.single-release``), extra ``more-peers``.  Each runs when its
-package is importable; ``resolve("dp_accounting")`` gives all of a peer's accountants.
+Peers (``PEERS``): every module of this package, found at import (docs/validation.md
+lists them with their accountants and extras; ``available_peers()`` says which are
+installed here).  Each runs when its package is importable; ``resolve("dp_accounting")``
+gives all of a peer's accountants.
 Core refacct never imports a peer: each module imports its peer inside its functions.
 
 **A peer is one module** of this package (its name is the peer's): it declares ``PEER``
