@@ -10,7 +10,7 @@ side with dp_accounting's PLD accountant on the same query.
 Query (001, Sec. 6, Table 1, Poisson column): the Poisson-subsampled
 Gaussian, sigma = 0.8, q = 1e-3, T = 10^4 steps, add-remove (the maximum over the add and
 remove directions, 001 Sec. 5), eps(delta) for delta = 1e-7, 1e-6, 1e-5, 1e-4.  refacct
-computes one composition for the four deltas (``epsilon_bracket`` with the default width
+computes one composition for the four deltas (``refacct.epsilon(..., method="bracket")`` with the default width
 0.01, or ``--width``), the two directions side by side on two cores; the time is that of
 the whole call (both directions, all four deltas).  The dispute (sigma = 1, q = 1e-3,
 T = 1000, delta(1)) is bracketed to the same width, relative.  ``--width 1e-4`` is the

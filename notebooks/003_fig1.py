@@ -24,7 +24,7 @@
 # improves"); Vadhan's ε is the upper end of a bisection bracket of relative width 1e-6.
 #
 # Part 2 is 003 Fig. 1's own setting, T = 2000 (q = 1/100, σ ∈ {1, 2}, δ = 1e-6, K = 1..10):
-# proven brackets on the tight group ε (`refacct.brackets.epsilon_bracket` on
+# proven brackets on the tight group ε (`refacct.epsilon(..., method="bracket")` on
 # `group_poisson(gaussian(σ), q, K)`, add and remove terms maximised, width ≤ 0.01), and
 # Vadhan's conversion applied to refacct's proven example-level curve δ_1 of the 2000-fold
 # composition: the smallest ε = K ε_1 with K e^{K ε_1} δ_1(ε_1) ≤ δ, bracketed on a grid of
@@ -185,7 +185,7 @@ _nb.table("003_fig1_T2000",
             tight_T[s, K][2], tight_T[s, K][3], vadhan_cell(s, K),
             _nb.format_mpf(K * tight_T[s, 1][1], 6))
            for s in SIGMAS_T for K in GROUPS_T],
-          "Tight: `epsilon_bracket(group_poisson(gaussian(σ), q, K), δ, steps=2000)`, a proven "
+          "Tight: `refacct.epsilon(group_poisson(gaussian(σ), q, K), δ, steps=2000, method=\"bracket\")`, a proven "
           "bracket (seconds: its first run; cached after).  Vadhan: 003 Lemma 1.1 on "
           "refacct's example-level curve, bracketed on an ε_1 grid of step 1/4 (example "
           "curves: " + ", ".join(f"σ = {s}: {example[s][1]} s" for s in SIGMAS_T) + "); "

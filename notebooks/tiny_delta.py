@@ -103,15 +103,15 @@ _nb.table("tiny_delta", "Tiny δ: refacct (verified) vs dp_accounting (float64)"
 # %% [markdown]
 # ## Part 2: ε(δ) for T = 100 compositions, δ = 1e-10 ... 1e-100
 #
-# refacct's bracket comes from proven brackets on δ(ε) (`refacct.brackets.delta_bracket`,
+# refacct's bracket comes from proven brackets on δ(ε) (`refacct.delta(..., method="bracket")`,
 # one T-fold composition for a whole list of ε): δ(ε) is non-increasing, so a proven
 # lower end δ_lo(a) > δ gives ε(δ) ≥ a and a proven upper end δ_hi(b) ≤ δ gives ε(δ) ≤ b.
 # A coarse pass on the integers locates every δ (extended until the smallest δ is
 # reached), a fine pass places a few ε around the log-linear interpolation of each
-# crossing.  (`epsilon_bracket` itself keeps its composition window at mean + 12 sd + 8 of
-# the loss when ε(δ) lies beyond it and then returns the upper end +inf, here for
-# δ ≤ 1e-40; inverting `delta_bracket`, whose window reaches past the largest ε asked, does
-# not depend on that.)
+# crossing.  (The bracket of ε(δ) itself once kept its composition window at mean + 12 sd
+# + 8 of the loss when ε(δ) lay beyond it and then returned the upper end +inf, here for
+# δ ≤ 1e-40; inverting δ(ε), whose window reaches past the largest ε asked, does not
+# depend on that.)
 
 # %%
 import math
@@ -334,7 +334,7 @@ _nb.table("tiny_delta_eps",
           [(f"1e-{k}", _nb._text(eps_bracket[d][0]), _nb._text(eps_bracket[d][1]))
            + tuple(verdict(v[i], *eps_bracket[d]) for v in eps_other.values())
            for i, (k, d) in enumerate(zip(EXPONENTS, DELTAS))],
-          f"refacct: {compositions} T-fold compositions (`delta_bracket`, catalogue entry "
+          f"refacct: {compositions} T-fold compositions (`refacct.delta(..., method=\"bracket\")`, catalogue entry "
           f"with add and remove terms), {ref_seconds:.0f} s (first run; cached after).  "
           "Peers: ∞ / exceptions as returned; \"below the proven lower end\" is an ε the "
           "mechanism does not satisfy at that δ.")

@@ -52,7 +52,7 @@ from .result import (EXACT_EXPONENT_BITS, DeltaResult, EpsilonResult, midpoint_r
                      time_limited)
 from .errors import InputError, InputTypeError
 
-__all__ = ["delta_bracket", "epsilon_bracket", "Bracketed", "factors_of", "Bracket", "BRACKET"]
+__all__ = ["Bracket", "BRACKET", "Bracketed", "factors_of"]
 
 DEFAULT_REL_WIDTH = Fraction(1, 100)
 DEFAULT_EPS_WIDTH = Fraction(1, 100)
@@ -474,8 +474,9 @@ def delta_bracket(x, eps: object, *, steps: int = 1, width: object = DEFAULT_REL
     first pass ends).  ``workers``: processes that bracket a catalogue entry's terms side
     by side (``_mechanism``).
 
-    The door is ``refacct.delta(x, eps, method="bracket")``; this engine function adds
-    the knobs ``max_lattice``, ``floor`` and ``workers``.
+    Not a public entry point: users call the door, ``refacct.delta(x, eps,
+    method="bracket")``.  This is the engine's own function, with the lattice knobs
+    ``max_lattice``, ``floor`` and ``workers``, for its tests and benchmarks.
 
     >>> from refacct import Pair, Gaussian, Mixture
     >>> P = Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))])
@@ -486,16 +487,24 @@ def delta_bracket(x, eps: object, *, steps: int = 1, width: object = DEFAULT_REL
     many = is_many(eps)
     values = [eps_parameter(e) for e in (eps if many else [eps])]
     T = _checked(steps, max_lattice, workers)
-    relative = to_mpf(positive(width, "width"))
+    width = positive(width, "width")
     floor = rational(floor, "floor")
     if floor < 0:
         raise InputError(f"floor must be >= 0, got {floor}")
+    results = _delta(x, values, T, width=width, max_lattice=max_lattice, floor=floor,
+                     workers=workers)
+    return results if many else results[0]
+
+
+def _delta(x, values: List[Fraction], T: int, *, width: Fraction, max_lattice: int,
+           floor: Fraction = Fraction(0), workers: int = 1) -> List:
+    """``delta_bracket`` on checked input (the bracket engine's call): a list of results."""
     if isinstance(x, Dominated):
-        return _mechanism(x, values, many, T, "delta", workers,
+        return _mechanism(x, values, T, "delta", workers,
                           {"width": width, "max_lattice": max_lattice})
     factors = factors_of(x, T)
-    brackets, run = _run(factors, _DeltaQueries(factors, values, relative, to_mpf(floor)),
-                         max_lattice)
+    brackets, run = _run(factors, _DeltaQueries(factors, values, to_mpf(width),
+                                                to_mpf(floor)), max_lattice)
     for e, (lo, up) in zip(values, brackets):
         with mp.workprec(max(run.plan.prec, 64)):
             value, half = midpoint_radius(lo, up)
@@ -503,7 +512,7 @@ def delta_bracket(x, eps: object, *, steps: int = 1, width: object = DEFAULT_REL
     results = [DeltaResult(*midpoint_radius(lo, up), method=_method(run), digits=3, eps=e,
                            enclosure=(lo, up), proven=True)
                for e, (lo, up) in zip(values, brackets)]
-    return _marked(results, run, many)
+    return _marked(results, run)
 
 
 @progress.reported("eps(delta), proven bracket")
@@ -515,42 +524,50 @@ def epsilon_bracket(x, delta: object, *, steps: int = 1, width: object = DEFAULT
     ``delta`` is one value or a list (a list of results is returned).  ``width``: refined
     until upper - lower <= width (absolute, in eps) for every delta.  Catalogue entries
     give a ``MechanismEpsilon``: eps of a maximum of curves is the maximum of the eps
-    (``refacct.maximum``).  The time limit, ``workers``: as for ``delta_bracket``; the door
-    is ``refacct.epsilon(x, delta, method="bracket")``.
+    (``refacct.maximum``).  The time limit, ``workers``, and the door
+    (``refacct.epsilon(x, delta, method="bracket")``): as for ``delta_bracket``.
     """
     many = is_many(delta)
     values = [rational(d, "delta") for d in (delta if many else [delta])]
+    T = _checked(steps, max_lattice, workers)
+    results = _epsilon(x, values, T, width=positive(width, "width"),
+                       max_lattice=max_lattice, workers=workers)
+    return results if many else results[0]
+
+
+def _epsilon(x, values: List[Fraction], T: int, *, width: Fraction, max_lattice: int,
+             workers: int = 1) -> List:
+    """``epsilon_bracket`` on checked input (the bracket engine's call): a list of
+    results; delta outside (0, 1) is refused (eps(0) may be infinite, eps(1) is 0)."""
     for d in values:
         if not 0 < d < 1:
             raise InputError(f"delta must lie in (0, 1), got {d}")
-    T = _checked(steps, max_lattice, workers)
-    absolute = to_mpf(positive(width, "width"))
     if isinstance(x, Dominated):
-        return _mechanism(x, values, many, T, "epsilon", workers,
+        return _mechanism(x, values, T, "epsilon", workers,
                           {"width": width, "max_lattice": max_lattice})
     factors = factors_of(x, T)
-    brackets, run = _run(factors, _EpsilonQueries(factors, values, absolute), max_lattice)
+    brackets, run = _run(factors, _EpsilonQueries(factors, values, to_mpf(width)),
+                         max_lattice)
     results = [EpsilonResult(*midpoint_radius(lo, up), method=_method(run), digits=3,
                              delta_target=d, enclosure=(lo, up), proven=True)
                for d, (lo, up) in zip(values, brackets)]
-    return _marked(results, run, many)
+    return _marked(results, run)
 
 
-def _mechanism(mech, values, many: bool, T: int, kind: str, workers: int, options: dict):
+def _mechanism(mech, values, T: int, kind: str, workers: int, options: dict) -> List:
     """Brackets of every term of a catalogue entry, maximised per query (001 Sec. 5).  A
     scout (h = 2^-8) of every term comes first: a term whose scout bracket lies below
     another's for every query cannot attain the maximum and keeps its scout bracket; for
     delta, the largest lower end is also a floor below which no term needs relative
     precision.  The remaining terms are bracketed side by side in up to ``workers``
     processes (``_side_by_side``)."""
-    run = delta_bracket if kind == "delta" else epsilon_bracket
+    run = _delta if kind == "delta" else _epsilon
     labels = [label for label, _ in mech.terms]
     terms = [term for _, term in mech.terms]
     if len(terms) == 1:
-        per_term = [run(terms[0], values, steps=T, **options)]
+        per_term = [run(terms[0], values, T, **options)]
     else:
-        scouts = [run(term, values, steps=T, **dict(options, max_lattice=8))
-                  for term in terms]
+        scouts = [run(term, values, T, **dict(options, max_lattice=8)) for term in terms]
         best = [max(s[i].lower for s in scouts) for i in range(len(values))]
         if kind == "delta":
             options = dict(options, floor=_fraction_below(min(best)))
@@ -561,20 +578,19 @@ def _mechanism(mech, values, many: bool, T: int, kind: str, workers: int, option
         for i, results in zip(needed, done):
             per_term[i] = results
     per_term = list(zip(labels, per_term))
-    results = [combine(kind, [(label, res[i]) for label, res in per_term], mech.bound)
-               for i in range(len(values))]
-    return results if many else results[0]
+    return [combine(kind, [(label, res[i]) for label, res in per_term], mech.bound)
+            for i in range(len(values))]
 
 
 def _side_by_side(run, terms: list, values: list, T: int, options: dict, workers: int):
-    """``run(term, values, steps=T, **options)`` for each term: in this process, or with
+    """``run(term, values, T, **options)`` for each term: in this process, or with
     ``workers`` > 1 and several terms in worker processes (each gets the time left),
     forked, or spawned while FLINT's thread pool holds threads (``fork_is_safe``).  A
     daemonic process (a worker of a multiprocessing pool) may not start processes: there
     the terms run in this process."""
     import multiprocessing
     if workers == 1 or len(terms) < 2 or multiprocessing.current_process().daemon:
-        return [run(term, values, steps=T, **options) for term in terms]
+        return [run(term, values, T, **options) for term in terms]
     from concurrent.futures import ProcessPoolExecutor
     left = progress.remaining()
     seconds = None if math.isinf(left) else max(left, 1e-3)
@@ -588,7 +604,7 @@ def _side_by_side(run, terms: list, values: list, T: int, options: dict, workers
 def _within(seconds: Optional[float], run, term, values: list, T: int, options: dict):
     """``run`` in a worker process, under the time the parent had left."""
     with progress.deadline(seconds):
-        return run(term, values, steps=T, **options)
+        return run(term, values, T, **options)
 
 
 def _check_lattice_cap(max_lattice: object) -> None:
@@ -617,11 +633,9 @@ def _fraction_below(x) -> Fraction:
     return Fraction(mpmath.nstr(x * mpmath.mpf("0.99"), 2))
 
 
-def _marked(results: list, run: _Pass, many: bool):
+def _marked(results: list, run: _Pass) -> list:
     """The results (marked ``time_limited`` when the limit stopped the refinement)."""
-    if run.time_limited:
-        results = [time_limited(r) for r in results]
-    return results if many else results[0]
+    return [time_limited(r) for r in results] if run.time_limited else results
 
 
 def _method(run: _Pass) -> str:
@@ -640,11 +654,12 @@ class Bracket(Engine):
     entries = True
 
     def answer(self, target, request: Request) -> List:
-        run = delta_bracket if request.kind == "delta" else epsilon_bracket
-        options = {} if request.width is None else {"width": request.width}
+        run, default = ((_delta, DEFAULT_REL_WIDTH) if request.kind == "delta"
+                        else (_epsilon, DEFAULT_EPS_WIDTH))
         try:
-            return run(target, list(request.queries), steps=request.steps,
-                       workers=os.cpu_count() or 1, **options)
+            return run(target, list(request.queries), request.steps,
+                       width=request.width or default, max_lattice=MAX_LATTICE,
+                       workers=os.cpu_count() or 1)
         except ValueError as exc:
             raise InputError(str(exc)) from None
 

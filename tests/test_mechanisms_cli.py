@@ -175,8 +175,8 @@ def test_routing_passes_the_one_step_entry_steps_and_width(capsys, monkeypatch):
             calls.append((kind, target, values, steps, options))
             raise ValueError("stop here")
         return run
-    monkeypatch.setattr(brackets, "delta_bracket", fake("delta"))
-    monkeypatch.setattr(brackets, "epsilon_bracket", fake("epsilon"))
+    monkeypatch.setattr(brackets, "_delta", fake("delta"))
+    monkeypatch.setattr(brackets, "_epsilon", fake("epsilon"))
     status, _, err = run(capsys, "delta", "rr", "--p", "3/4", "--steps", "10001", "--bracket",
                          "--width", "1/1000", "--eps", "1", "2")
     assert status == 2 and "proven-bracket path (proven bracket requested)" in err
@@ -185,7 +185,9 @@ def test_routing_passes_the_one_step_entry_steps_and_width(capsys, monkeypatch):
     assert status == 2 and "stop here" in err
     (k1, t1, v1, s1, o1), (k2, t2, v2, s2, o2) = calls
     cores = os.cpu_count() or 1
-    assert (k1, v1, s1, o1) == ("delta", [1, 2], 10001,
-                                {"width": Fraction(1, 1000), "workers": cores})
-    assert (k2, v2, s2, o2) == ("epsilon", [Fraction(1, 10 ** 5)], 100000, {"workers": cores})
+    lattice = brackets.MAX_LATTICE
+    assert (k1, v1, s1, o1) == ("delta", [1, 2], 10001, {
+        "width": Fraction(1, 1000), "max_lattice": lattice, "workers": cores})
+    assert (k2, v2, s2, o2) == ("epsilon", [Fraction(1, 10 ** 5)], 100000, {
+        "width": brackets.DEFAULT_EPS_WIDTH, "max_lattice": lattice, "workers": cores})
     assert "1 step(s)" in t1.description and "1 step(s)" in t2.description
