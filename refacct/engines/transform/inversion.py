@@ -1,0 +1,216 @@
+"""delta_T(eps) of a many-step composition by inverting the moment generating function of
+its privacy loss, as a proven enclosure: every error term is bounded in ball arithmetic.
+
+For c > 0 where M_T(z) = E_P[e^{z L_T}] is finite (``mgf``: L_T the privacy loss of the
+composition, 001 Definition 5; M_T the product of the steps' M), the transform of
+(1 - e^{eps - x})_+ along Re z = c is e^{zx} / (z (z + 1)), so
+
+    delta_T(eps) = (1 / 2 pi) int_R phi(t) dt,
+    phi(t) = M_T(c + it) e^{-(c + it) eps} / ((c + it)(c + 1 + it)).
+
+**Trapezoidal rule.**  S = (h / 2 pi) sum_n phi(nh) is, by Poisson summation, exactly
+sum_k e^{2 pi c k / h} delta_T(eps + 2 pi k / h) (Trefethen and Weideman, "The exponentially
+convergent trapezoidal rule", SIAM Review 56, 2014).  The terms k != 0 are >= 0, so
+delta_T(eps) = S - A_- - A_+ with
+
+* A_- (k < 0) <= sum_{k >= 1} e^{-2 pi c k / h} = r / (1 - r), r = e^{-2 pi c / h}, as
+  delta <= 1 at every argument;
+* A_+ (k > 0) <= K(c2) M_T(c2) e^{-c2 eps} s / (1 - s), s = e^{-2 pi (c2 - c) / h}, for any
+  c2 > c with M_T(c2) finite, by the Chernoff bound delta_T(x) <= K(c2) M_T(c2) e^{-c2 x}
+  with K(c2) = max_{y > 0} (1 - e^{-y}) e^{-c2 y} = c2^c2 / (1 + c2)^(1 + c2).
+
+**Truncation.**  The sum runs over |n| <= N (phi(-t) is the conjugate of phi(t)).  With
+D(t) >= sup_{s >= t} |M_T(c + is)| (``Loss.decay``) and |(c + it)(c + 1 + it)| >= t^2,
+the dropped terms weigh at most (h / pi) sum_{n > N} D(nh) e^{-c eps} / (nh)^2 <=
+e^{-c eps} D(Nh) / (pi h N).
+
+So delta_T(eps) lies in [S_N - E - A_- - A_+, S_N + E], S_N an Arb ball.  The parameters
+(c at the saddle point of ln M_T(c) - c eps - ln(c (c + 1)), c2, h, N) only steer: the
+enclosure holds for any of them, and a poor choice shows as width, never as error.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Optional, Tuple
+
+import mpmath
+from mpmath import mp
+
+from ..arb import acb, arb, arb_mid_rad, flint, to_arb
+from ... import progress
+
+__all__ = ["Plan", "Enclosure", "delta_enclosure", "enclose"]
+
+MAX_ROUNDS = 12
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The contour Re z = ``c``, the Chernoff point ``c2`` > c, the step ``h`` and the
+    number of nodes ``n`` on each side of 0, and the working precision in bits."""
+
+    c: Fraction
+    c2: Fraction
+    h: Fraction
+    n: int
+    prec: int
+
+
+@dataclass(frozen=True)
+class Enclosure:
+    """S_N (a ball) and the bounds E (truncation), A_- and A_+ (aliasing), all >= 0, at
+    ``prec`` bits; delta_T(eps) lies in [S_N - E - A_- - A_+, S_N + E]."""
+
+    total: "arb"
+    truncation: "arb"
+    below: "arb"
+    above: "arb"
+    prec: int
+
+    def ends(self) -> Tuple["arb", "arb"]:
+        """Exact lower and upper bounds on delta_T(eps) (the lower one clipped at 0)."""
+        with flint.ctx.workprec(self.prec):
+            lo = (self.total - self.truncation - self.below - self.above).lower()
+            return max(lo, arb(0)), (self.total + self.truncation).upper()
+
+    def narrow(self, digits: int) -> bool:
+        """Is the width at most 10^-digits of the lower end?"""
+        lo, hi = self.ends()
+        with flint.ctx.workprec(self.prec + 64):
+            return bool(lo > 0 and hi - lo <= arb(10) ** (-digits) * lo)
+
+
+def _phi(loss, c: "arb", t: "arb", eps: "arb") -> "acb":
+    z = acb(c, t)
+    return (loss.log_mgf(z) - z * eps).exp() / (z * (z + 1))
+
+
+def enclose(loss, eps: Fraction, plan: Plan) -> Enclosure:
+    """The enclosure of delta_T(eps) on ``plan`` (module docstring)."""
+    with flint.ctx.workprec(plan.prec):
+        c, c2, h, e = (to_arb(v) for v in (plan.c, plan.c2, plan.h, eps))
+        two_pi = 2 * arb.pi()
+        total = _phi(loss, c, arb(0), e).real
+        for n in range(1, plan.n + 1):
+            if n % 256 == 0:
+                progress.note(f"transform: node {n} of {plan.n}")
+            total += 2 * _phi(loss, c, n * h, e).real
+        total *= h / two_pi
+        tail = plan.n * h
+        truncation = (-c * e).exp() * loss.decay(c, tail) / (arb.pi() * tail)
+        r = (-two_pi * c / h).exp()
+        below = r / (1 - r)
+        s = (-two_pi * (c2 - c) / h).exp()
+        chernoff = (c2 * c2.log() - (1 + c2) * (1 + c2).log()
+                    + loss.log_mgf(acb(c2)).real - c2 * e).exp()
+        above = chernoff * s / (1 - s)
+        return Enclosure(total, truncation, below, above, plan.prec)
+
+
+def delta_enclosure(loss, eps: Fraction, digits: int,
+                    plan: Optional[Plan] = None) -> Tuple[Enclosure, Plan]:
+    """An enclosure of delta_T(eps) whose width is at most 10^-digits of its lower end,
+    refining a plan (the steering choices of ``_first_plan``, or ``plan``) until it is;
+    after ``MAX_ROUNDS`` rounds the last, wider, enclosure.  The bounds hold whatever the
+    plan."""
+    plan = plan or _first_plan(loss, eps, digits)
+    for _ in range(MAX_ROUNDS):
+        found = enclose(loss, eps, plan)
+        if found.narrow(digits):
+            return found, plan
+        plan = _refined(plan, found, digits, loss, eps)
+    return found, plan
+
+
+def _refined(plan: Plan, found: Enclosure, digits: int, loss, eps: Fraction) -> Plan:
+    """The next plan: halve h while an aliasing bound exceeds a quarter of the tolerance,
+    double the range while the truncation does, else double the precision."""
+    with flint.ctx.workprec(plan.prec):
+        scale = max(found.total.lower(), arb(0))
+        budget = arb(10) ** (-digits) * scale / 4
+        aliased = found.below > budget or found.above > budget
+        truncated = found.truncation > budget
+    if aliased:
+        return replace(plan, h=plan.h / 2, n=2 * plan.n,
+                       c2=_chernoff_point(loss, eps, plan.c, plan.h / 2))
+    if truncated:
+        return replace(plan, n=2 * plan.n)
+    return replace(plan, prec=2 * plan.prec)
+
+
+# --- steering: where the plan starts (choices only; the bounds hold for any) ----------------
+
+def _value(loss, c: Fraction, eps: Fraction) -> mpmath.mpf:
+    """ln M_T(c) - c eps - ln(c (c + 1)): the log of the integrand at t = 0."""
+    with flint.ctx.workprec(80):
+        x = to_arb(c)
+        v = loss.log_mgf(acb(x)).real - x * to_arb(eps) - (x * (x + 1)).log()
+        return arb_mid_rad(v)[0]
+
+
+def _argmin(f, lo: Fraction, hi: Fraction, steps: int = 60) -> Fraction:
+    """The minimiser of a convex f on [lo, hi] by golden sections on a log scale (to 8
+    digits: it steers, it proves nothing)."""
+    with mp.workdps(20):
+        a, b = mp.log(mp.mpf(lo.numerator) / lo.denominator), mp.log(
+            mp.mpf(hi.numerator) / hi.denominator)
+        g = (mp.sqrt(5) - 1) / 2
+        for _ in range(steps):
+            x1, x2 = b - g * (b - a), a + g * (b - a)
+            if f(_rational(mp.exp(x1))) < f(_rational(mp.exp(x2))):
+                b = x2
+            else:
+                a = x1
+        return _rational(mp.exp((a + b) / 2))
+
+
+def _mpf(q: Fraction) -> mpmath.mpf:
+    return mp.mpf(q.numerator) / q.denominator
+
+
+def _rational(x: mpmath.mpf) -> Fraction:
+    return Fraction(mpmath.nstr(x, 8, min_fixed=-mp.inf, max_fixed=mp.inf))
+
+
+def _upper_c(loss) -> Fraction:
+    return Fraction(10 ** 4) if loss.c_max is None else Fraction(loss.c_max) * 999 / 1000
+
+
+def _saddle(loss, eps: Fraction) -> Fraction:
+    """c at the minimum of ln M_T(c) - c eps - ln(c (c + 1)) (convex in c): there the
+    integrand is nearly a Gaussian in t, and its value at t = 0 bounds delta_T from
+    above up to the factor of the width."""
+    return _argmin(lambda c: _value(loss, c, eps), Fraction(1, 10 ** 9), _upper_c(loss))
+
+
+def _chernoff_point(loss, eps: Fraction, c: Fraction, h: Fraction) -> Fraction:
+    """c2 > c minimising the log of the A_+ bound (without its constant factors)."""
+    def bound(c2: Fraction) -> mpmath.mpf:
+        with mp.workdps(20):
+            return _value(loss, c2, eps) - 2 * mp.pi * _mpf(c2 - c) / _mpf(h)
+    return _argmin(bound, c * Fraction(1000001, 1000000), max(_upper_c(loss), 2 * c + 1))
+
+
+def _first_plan(loss, eps: Fraction, digits: int) -> Plan:
+    """c at the saddle, h so that e^{-2 pi c / h} is 10^-(digits + 6) of the integrand's
+    value at t = 0 (an estimate of delta's scale), the range where the truncation bound
+    falls below the same, and c2 for that h."""
+    c = _saddle(loss, eps)
+    with mp.workdps(30):
+        level = _value(loss, c, eps) - (digits + 6) * mp.log(10)   # ln of the tolerance
+        h = _rational(2 * mp.pi * c / max(-level, mp.mpf(1)))
+        tail = mp.mpf(1)
+        while _log_truncation(loss, c, eps, tail) > level:
+            tail *= 2
+    n = int(mp.ceil(tail / (mp.mpf(h.numerator) / h.denominator)))
+    prec = int(3.33 * digits) + 64 + n.bit_length()
+    return Plan(c, _chernoff_point(loss, eps, c, h), h, n, prec)
+
+
+def _log_truncation(loss, c: Fraction, eps: Fraction, t: mpmath.mpf) -> mpmath.mpf:
+    """ln(e^{-c eps} D(t) / (pi t)) at 80 bits (steering)."""
+    with flint.ctx.workprec(80):
+        x, tt = to_arb(c), to_arb(_rational(t))
+        v = (-x * to_arb(eps)) + loss.decay(x, tt).log() - (arb.pi() * tt).log()
+        return arb_mid_rad(v)[0]
