@@ -4,7 +4,8 @@ error term bounded.
 
 Oracle: Gaussian shifts, whose T-fold composition is one shift with m^2 = T m_1^2 (Balle
 and Wang 2018, arXiv:1805.06530, Thm 8; conftest.balle_wang), from T = 10^2 to 10^6 steps
-of sigma = 10 and delta down to 1e-536.  Each error term is shown to matter: with a step
+of sigma = 10 and delta down to 1e-536; for the Poisson-subsampled Gaussian's transform,
+q = 1 (the shift again) and plain quadrature (a second method).  Each error term is shown to matter: with a step
 h too large, or a range too short, the trapezoidal sum alone misses the truth by far more
 than its rounding, and the enclosure, widened by its bound, still holds."""
 from __future__ import annotations
@@ -16,9 +17,9 @@ import pytest
 from mpmath import mp
 
 from conftest import balle_wang, mpq
-from refacct.engines.arb import arb_ends, flint
+from refacct.engines.arb import acb, arb, arb_ends, flint
 from refacct.engines.transform.inversion import _first_plan, delta_enclosure, enclose
-from refacct.engines.transform.mgf import GaussianShifts
+from refacct.engines.transform.mgf import GaussianShifts, PoissonGaussian
 
 
 def truth(m2: F, eps) -> mp.mpf:
@@ -74,3 +75,38 @@ def test_each_bound_catches_its_own_failure(spoil, term):
         assert lo <= value <= hi                # and its bound covers it
         bound = arb_ends(getattr(found, term))[1]
         assert bound >= abs(arb_ends(found.total)[0] - value) / 2
+
+
+# --- the Poisson-subsampled Gaussian's transform (mgf.PoissonGaussian) ---------------------
+
+def _shift_mgf(m2: F, z):
+    return GaussianShifts(m2).log_mgf(z).exp()
+
+
+def test_subsampling_with_q_one_is_the_gaussian_shift():
+    """q = 1: P = N(1, s^2) vs Q = N(0, s^2), M(z) = exp(z (z + 1) / (2 s^2))."""
+    loss = PoissonGaussian(F(11, 10), F(1), 1, "remove")
+    with flint.ctx.workprec(160):
+        for z in (acb(2), acb(2, 3), acb(5, 10)):
+            assert loss.one_step(z).overlaps(_shift_mgf(F(100, 121), z))
+            assert loss.one_step(z).rad() < arb(10) ** -30
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_the_transform_agrees_with_plain_quadrature(direction):
+    """M(3 + 7i) at q = 1/2 against mpmath's quadrature of the same integral (a second
+    method: Gauss-Legendre on 200 pieces), and the decay bound above |M(3 + it)|."""
+    loss = PoissonGaussian(F(11, 10), F(1, 2), 1, direction)
+    with flint.ctx.workprec(160):
+        got = loss.one_step(acb(3, 7))
+        with mp.workdps(40):
+            s, q, z = mp.mpf(11) / 10, mp.mpf(1) / 2, mp.mpc(3, 7)
+            w = 1 + z if direction == "remove" else -z
+            other = mp.quad(lambda y: mp.npdf(y, 0, s) * mp.exp(
+                w * mp.log(1 - q + q * mp.exp((2 * y - 1) / (2 * s * s)))),
+                mp.linspace(-30, 40, 200))
+            for part, value in ((got.real, other.real), (got.imag, other.imag)):
+                lo, hi = arb_ends(part)
+                assert lo - mp.mpf(10) ** -30 <= value <= hi + mp.mpf(10) ** -30
+        for t in (1, 10, 100):
+            assert loss.decay(arb(3), arb(t)) >= abs(loss.one_step(acb(3, t))).lower()

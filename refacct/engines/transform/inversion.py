@@ -142,11 +142,12 @@ def _refined(plan: Plan, found: Enclosure, digits: int, loss, eps: Fraction) -> 
 # --- steering: where the plan starts (choices only; the bounds hold for any) ----------------
 
 def _value(loss, c: Fraction, eps: Fraction) -> mpmath.mpf:
-    """ln M_T(c) - c eps - ln(c (c + 1)): the log of the integrand at t = 0."""
+    """ln M_T(c) - c eps - ln(c (c + 1)): the log of the integrand at t = 0 (+inf where
+    it is not finite at 80 bits: a c too large to steer to)."""
     with flint.ctx.workprec(80):
         x = to_arb(c)
         v = loss.log_mgf(acb(x)).real - x * to_arb(eps) - (x * (x + 1)).log()
-        return arb_mid_rad(v)[0]
+        return arb_mid_rad(v)[0] if v.is_finite() else mp.inf
 
 
 def _argmin(f, lo: Fraction, hi: Fraction, steps: int = 60) -> Fraction:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..arb import acb, arb, to_arb
+from ..arb import acb, arb, flint, to_arb
 
-__all__ = ["GaussianShifts"]
+__all__ = ["GaussianShifts", "PoissonGaussian"]
 
 
 class GaussianShifts:
@@ -34,3 +34,100 @@ class GaussianShifts:
 
     def decay(self, c: "arb", t: "arb") -> "arb":
         return (to_arb(self.m2) * (c * (c + 1) - t * t) / 2).exp()
+
+
+class PoissonGaussian:
+    """The loss of ``steps`` Poisson-subsampled Gaussian steps: P = (1 - q) N(0, s^2) +
+    q N(1, s^2) against Q = N(0, s^2) (``direction="remove"``), or the reverse
+    (``"add"``) (001 Sec. 5).  With E(y) = e^{(2y - 1) / (2 s^2)} and B = 1 - q + q E =
+    p / q on the remove side,
+
+        M(z) = int phi_s(y) B(y)^w dy,   w = 1 + z (remove) or -z (add),
+
+    an integral of an entire integrand along the real line (B > 0 there; log B is analytic
+    in the strip |Im y| < pi s^2), by Arb's rigorous integration (``acb.integral``) on
+    [a, b] and tails bounded in closed form:
+
+    * remove, Re w = 1 + c > 0: for y <= a < 0, B <= 1, so the tail is at most
+      Phi-bar(-a / s); for y >= b >= 1/2, B <= E, and phi_s(y) E^(1 + c) integrates to
+      e^{((1 + c)^2 - (1 + c)) / (2 s^2)} Phi-bar((b - 1 - c) / s);
+    * add, Re w = -c < 0: B >= 1 - q, so both tails are at most (1 - q)^-c times the
+      Gaussian's.
+
+    **Decay.**  With u = ln B(y) (increasing), M(c + is) = int g(u) e^{i kappa s u} du
+    (kappa = +-1), so |M(c + is)| <= TV(g) / s (one integration by parts; g -> 0 at both
+    ends).  TV is invariant under the monotone change of variable: TV(g) = TV(G) with
+    G(y) = s^2 phi_s(y) B(y)^beta / (q E(y)), beta = Re w + 1.  (ln G)' = (beta S(y) - y -
+    1) / s^2 with S = qE / B a logistic function of y, which meets a line at most 3
+    times: G has at most 2 local maxima, TV(G) <= 4 sup G, and G increases below
+    -1 + min(beta, 0) and decreases above max(beta, 0) - 1, so sup G is the sup over
+    that interval, bounded by interval arithmetic on a cover of cells.  Then
+    sup_{s >= t} |M(c + is)| <= min(M(c), 4 sup G / t), raised to the power T.
+    """
+
+    c_max = None  # M(c) is finite for every c: the Gaussian factor dominates
+
+    def __init__(self, sigma: Fraction, q: Fraction, steps: int, direction: str) -> None:
+        if direction not in ("remove", "add"):
+            raise ValueError(f"direction must be remove or add, got {direction!r}")
+        self.sigma, self.q, self.steps = Fraction(sigma), Fraction(q), steps
+        self.sign = 1 if direction == "remove" else -1
+
+    def _w(self, z: "acb") -> "acb":
+        return 1 + z if self.sign > 0 else -z
+
+    def _b(self, y):
+        """B(y) = 1 - q + q E(y), for a real or complex ball y."""
+        s, q = to_arb(self.sigma), to_arb(self.q)
+        return 1 - q + q * ((2 * y - 1) / (2 * s * s)).exp()
+
+    def one_step(self, z: "acb") -> "acb":
+        """M(z) of one step: the integral on [a, b] plus a ball for the tails."""
+        s, c = to_arb(self.sigma), z.real
+        w = self._w(z)
+        norm = 1 / (s * (2 * arb.pi()).sqrt())
+        reach = 2 * arb(flint.ctx.prec).sqrt() * s     # Phi-bar(reach / s) < 2^-prec
+        a = -reach - 1
+        b = (1 + c) + reach + 1 if self.sign > 0 else reach + 1
+
+        def f(y, analytic):
+            return norm * (-(y * y) / (2 * s * s) + w * self._b(y).log(analytic=analytic)).exp()
+
+        inner = acb.integral(f, a, b)
+        tail = self._tails(a, b, c)
+        return inner + acb(arb(0, tail), arb(0, tail))
+
+    def _tails(self, a: "arb", b: "arb", c: "arb") -> "arb":
+        s = to_arb(self.sigma)
+        root2 = arb(2).sqrt()
+        below = (-a / (s * root2)).erfc() / 2
+        if self.sign > 0:
+            alpha = 1 + c
+            above = ((alpha * alpha - alpha) / (2 * s * s)).exp() * \
+                ((b - alpha) / (s * root2)).erfc() / 2
+            return below + above
+        return (1 - to_arb(self.q)) ** (-c) * (below + (b / (s * root2)).erfc() / 2)
+
+    def log_mgf(self, z: "acb") -> "acb":
+        return self.steps * self.one_step(z).log()
+
+    def decay(self, c: "arb", t: "arb") -> "arb":
+        real = self.one_step(acb(c)).real.upper()
+        return min(real, (4 * self._sup_g(c) / t).upper()) ** self.steps
+
+    def _sup_g(self, c: "arb") -> "arb":
+        """An upper bound on sup G (class docstring) by interval arithmetic on cells of
+        width s / 32 covering [-1 + min(beta, 0), max(beta, 0) - 1]."""
+        s, q = to_arb(self.sigma), to_arb(self.q)
+        beta = (1 + c if self.sign > 0 else -c) + 1
+        lo = -1 + min(beta.upper(), arb(0))
+        hi = max(beta.upper(), arb(0)) - 1
+        cells = max(1, int(((hi - lo) * 32 / s).upper().ceil().unique_fmpz()) + 1)
+        norm = s / (q * (2 * arb.pi()).sqrt())
+        best = arb(0)
+        for i in range(cells):
+            y = (lo + (hi - lo) * i / cells).union(lo + (hi - lo) * (i + 1) / cells)
+            e = (2 * y - 1) / (2 * s * s)
+            value = norm * (-(y * y) / (2 * s * s) + beta * self._b(y).log() - e).exp()
+            best = max(best, value.upper())
+        return best
