@@ -5,7 +5,8 @@ error term bounded.
 Oracle: Gaussian shifts, whose T-fold composition is one shift with m^2 = T m_1^2 (Balle
 and Wang 2018, arXiv:1805.06530, Thm 8; conftest.balle_wang), from T = 10^2 to 10^6 steps
 of sigma = 10 and delta down to 1e-536; for the Poisson-subsampled Gaussian's transform,
-q = 1 (the shift again) and plain quadrature (a second method).  Each error term is shown to matter: with a step
+q = 1 (the shift again), plain quadrature (a second method), and at the Opacus tutorial's
+scale (T = 3910) the lattice engine's proven bracket.  Each error term is shown to matter: with a step
 h too large, or a range too short, the trapezoidal sum alone misses the truth by far more
 than its rounding, and the enclosure, widened by its bound, still holds."""
 from __future__ import annotations
@@ -16,7 +17,9 @@ from fractions import Fraction as F
 import pytest
 from mpmath import mp
 
+import refacct
 from conftest import balle_wang, mpq
+from refacct import Gaussian, Mixture, Pair
 from refacct.engines.arb import acb, arb, arb_ends, flint
 from refacct.engines.transform.inversion import _first_plan, delta_enclosure, enclose
 from refacct.engines.transform.mgf import GaussianShifts, PoissonGaussian
@@ -110,3 +113,21 @@ def test_the_transform_agrees_with_plain_quadrature(direction):
                 assert lo - mp.mpf(10) ** -30 <= value <= hi + mp.mpf(10) ** -30
         for t in (1, 10, 100):
             assert loss.decay(arb(3), arb(t)) >= abs(loss.one_step(acb(3, t))).lower()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_dpsgd_scale_digits_lie_inside_the_lattice_bracket(direction):
+    """The Opacus CIFAR-10 tutorial's step (sigma 1.1, q 256/50000), T = 3910, delta(2):
+    20 proven digits by the transform, inside the lattice engine's proven bracket (an
+    independent method: mass on a lattice, no transform)."""
+    sigma, q, T = F(11, 10), F(256, 50000), 3910
+    found, _ = delta_enclosure(PoissonGaussian(sigma, q, T, direction), F(2), 20)
+    mixed = Mixture([(1 - q, Gaussian(0, sigma)), (q, Gaussian(1, sigma))])
+    pair = Pair(mixed, Gaussian(0, sigma))
+    pair = pair if direction == "remove" else pair.swap()
+    bracket = refacct.delta(pair, 2, steps=T, method="bracket", width="1e-4")
+    with mp.workdps(60):
+        lo, hi = ends(found)
+        assert hi - lo <= mp.mpf(10) ** -20 * lo
+        assert bracket.lower <= lo and hi <= bracket.upper

@@ -175,7 +175,9 @@ def _rational(x: mpmath.mpf) -> Fraction:
 
 
 def _upper_c(loss) -> Fraction:
-    return Fraction(10 ** 4) if loss.c_max is None else Fraction(loss.c_max) * 999 / 1000
+    """The largest c steered to (beyond c = 200 the integrals of a subsampled loss grow
+    past what 80 bits steer by; any c gives a valid enclosure)."""
+    return Fraction(200) if loss.c_max is None else Fraction(loss.c_max) * 999 / 1000
 
 
 def _saddle(loss, eps: Fraction) -> Fraction:
@@ -185,33 +187,51 @@ def _saddle(loss, eps: Fraction) -> Fraction:
     return _argmin(lambda c: _value(loss, c, eps), Fraction(1, 10 ** 9), _upper_c(loss))
 
 
+def _log_above(loss, eps: Fraction, c: Fraction, c2: Fraction, h: Fraction) -> mpmath.mpf:
+    """ln of the A_+ bound without its factor 1 / (1 - s): ln K(c2) + ln M_T(c2) - c2 eps
+    - 2 pi (c2 - c) / h, at 80 bits (+inf where not finite)."""
+    with flint.ctx.workprec(80):
+        x = to_arb(c2)
+        v = (x * x.log() - (1 + x) * (1 + x).log() + loss.log_mgf(acb(x)).real
+             - x * to_arb(eps) - 2 * arb.pi() * (x - to_arb(c)) / to_arb(h))
+        return arb_mid_rad(v)[0] if v.is_finite() else mp.inf
+
+
 def _chernoff_point(loss, eps: Fraction, c: Fraction, h: Fraction) -> Fraction:
-    """c2 > c minimising the log of the A_+ bound (without its constant factors)."""
-    def bound(c2: Fraction) -> mpmath.mpf:
-        with mp.workdps(20):
-            return _value(loss, c2, eps) - 2 * mp.pi * _mpf(c2 - c) / _mpf(h)
-    return _argmin(bound, c * Fraction(1000001, 1000000), max(_upper_c(loss), 2 * c + 1))
+    """c2 > c minimising the A_+ bound."""
+    return _argmin(lambda c2: _log_above(loss, eps, c, c2, h),
+                   c * Fraction(1000001, 1000000), max(_upper_c(loss), 2 * c + 1))
 
 
 def _first_plan(loss, eps: Fraction, digits: int) -> Plan:
     """c at the saddle, h so that e^{-2 pi c / h} is 10^-(digits + 6) of the integrand's
-    value at t = 0 (an estimate of delta's scale), the range where the truncation bound
-    falls below the same, and c2 for that h."""
+    value at t = 0 (an estimate of delta's scale) and then shrunk until the A_+ bound at
+    its best c2 is too (the k = +1 alias of a subsampled loss is the larger one), and the
+    range where the truncation bound falls below the same."""
     c = _saddle(loss, eps)
     with mp.workdps(30):
         level = _value(loss, c, eps) - (digits + 6) * mp.log(10)   # ln of the tolerance
         h = _rational(2 * mp.pi * c / max(-level, mp.mpf(1)))
+        c2 = _chernoff_point(loss, eps, c, h)
+        for _ in range(8):
+            excess = _log_above(loss, eps, c, c2, h) - level
+            if excess <= 0:
+                break
+            gap = 2 * mp.pi * _mpf(c2 - c) / _mpf(h)   # raise the gap by the excess
+            h = h / 2 if mpmath.isinf(excess) else _rational(_mpf(h) * gap / (gap + excess + 1))
+            c2 = _chernoff_point(loss, eps, c, h)
         tail = mp.mpf(1)
         while _log_truncation(loss, c, eps, tail) > level:
             tail *= 2
     n = int(mp.ceil(tail / (mp.mpf(h.numerator) / h.denominator)))
     prec = int(3.33 * digits) + 64 + n.bit_length()
-    return Plan(c, _chernoff_point(loss, eps, c, h), h, n, prec)
+    return Plan(c, c2, h, n, prec)
 
 
 def _log_truncation(loss, c: Fraction, eps: Fraction, t: mpmath.mpf) -> mpmath.mpf:
-    """ln(e^{-c eps} D(t) / (pi t)) at 80 bits (steering)."""
+    """ln(e^{-c eps} |M_T(c + it)| / (pi t)) at 80 bits: the truncation bound with |M_T|
+    at t itself in place of its sup beyond t (steering: the proof is ``enclose``'s)."""
     with flint.ctx.workprec(80):
         x, tt = to_arb(c), to_arb(_rational(t))
-        v = (-x * to_arb(eps)) + loss.decay(x, tt).log() - (arb.pi() * tt).log()
-        return arb_mid_rad(v)[0]
+        v = (-x * to_arb(eps)) + loss.log_mgf(acb(x, tt)).real - (arb.pi() * tt).log()
+        return arb_mid_rad(v)[0] if v.is_finite() else mp.inf

@@ -54,15 +54,18 @@ class PoissonGaussian:
     * add, Re w = -c < 0: B >= 1 - q, so both tails are at most (1 - q)^-c times the
       Gaussian's.
 
-    **Decay.**  With u = ln B(y) (increasing), M(c + is) = int g(u) e^{i kappa s u} du
-    (kappa = +-1), so |M(c + is)| <= TV(g) / s (one integration by parts; g -> 0 at both
-    ends).  TV is invariant under the monotone change of variable: TV(g) = TV(G) with
+    **Decay.**  sup_{s >= t} |M(c + is)| is bounded by a scan: at s_j, |M(c + is_j)|
+    (a ball) plus K h_j bounds |M| on [s_j, s_j + h_j], K = int phi_s B^{Re w} |ln B| >=
+    |dM/ds| (``lipschitz``), with h_j = (M(c) - |M(c + is_j)|) / (8 K); the scan stops at
+    the S where V / S (below) falls under the largest cell bound.  With u = ln B(y)
+    (increasing), M(c + is) = int g(u) e^{i kappa s u} du (kappa = +-1), so
+    |M(c + is)| <= V / s, V = TV(g) (one integration by parts; g -> 0 at both ends).  TV is invariant under the monotone change of variable: TV(g) = TV(G) with
     G(y) = s^2 phi_s(y) B(y)^beta / (q E(y)), beta = Re w + 1.  (ln G)' = (beta S(y) - y -
     1) / s^2 with S = qE / B a logistic function of y, which meets a line at most 3
     times: G has at most 2 local maxima, TV(G) <= 4 sup G, and G increases below
     -1 + min(beta, 0) and decreases above max(beta, 0) - 1, so sup G is the sup over
-    that interval, bounded by interval arithmetic on a cover of cells.  Then
-    sup_{s >= t} |M(c + is)| <= min(M(c), 4 sup G / t), raised to the power T.
+    that interval, bounded by interval arithmetic on a cover of cells: V <= 4 sup G.
+    The bound on sup |M| is raised to the power T.
     """
 
     c_max = None  # M(c) is finite for every c: the Gaussian factor dominates
@@ -97,23 +100,56 @@ class PoissonGaussian:
         tail = self._tails(a, b, c)
         return inner + acb(arb(0, tail), arb(0, tail))
 
-    def _tails(self, a: "arb", b: "arb", c: "arb") -> "arb":
-        s = to_arb(self.sigma)
+    def _tails(self, a: "arb", b: "arb", c: "arb", slope: bool = False) -> "arb":
+        """Bounds on int phi_s |B^w| outside [a, b] (class docstring), or with ``slope``
+        on int phi_s |B^w| |ln B| (``lipschitz``): |ln B| <= -ln(1 - q) below 1/2, and
+        ln B <= ln E <= E above it, one more power of E."""
+        s, q = to_arb(self.sigma), to_arb(self.q)
         root2 = arb(2).sqrt()
-        below = (-a / (s * root2)).erfc() / 2
+        below = (-a / (s * root2)).erfc() / 2 * (-(1 - q).log() if slope else 1)
         if self.sign > 0:
-            alpha = 1 + c
+            alpha = 1 + c + (1 if slope else 0)
             above = ((alpha * alpha - alpha) / (2 * s * s)).exp() * \
                 ((b - alpha) / (s * root2)).erfc() / 2
             return below + above
-        return (1 - to_arb(self.q)) ** (-c) * (below + (b / (s * root2)).erfc() / 2)
+        shift = 1 if slope else 0
+        return (1 - q) ** (-c) * (below + ((b - shift) / (s * root2)).erfc() / 2)
 
     def log_mgf(self, z: "acb") -> "acb":
         return self.steps * self.one_step(z).log()
 
     def decay(self, c: "arb", t: "arb") -> "arb":
-        real = self.one_step(acb(c)).real.upper()
-        return min(real, (4 * self._sup_g(c) / t).upper()) ** self.steps
+        top = self.one_step(acb(c)).real.upper()
+        slope, far = self.lipschitz(c), 4 * self._sup_g(c)
+        worst, s = arb(0), t
+        while True:
+            m = abs(self.one_step(acb(c, s))).upper()
+            h = max((top - m) / (8 * slope), arb(1) / 64)
+            worst = max(worst, (m + slope * h).upper())
+            s = (s + h).lower()
+            if (far / s).upper() <= worst or worst >= top:
+                break
+        return min(worst, top) ** self.steps
+
+    def lipschitz(self, c: "arb") -> "arb":
+        """K >= |dM(c + is)/ds| = |int phi_s B^w ln B|: int phi_s B^{Re w} |ln B|, split
+        where ln B changes sign (y = 1/2), tails bounded as in ``_tails`` (|ln B| <=
+        -ln(1 - q) below 1/2; ln B <= E above it)."""
+        s = to_arb(self.sigma)
+        power = 1 + c if self.sign > 0 else -c
+        norm = 1 / (s * (2 * arb.pi()).sqrt())
+        reach = 2 * arb(flint.ctx.prec).sqrt() * s
+        a, half = -reach - 1, arb(1) / 2
+        b = (2 + c) + reach + 1 if self.sign > 0 else reach + 2
+
+        def piece(sign):
+            def f(y, analytic):
+                log_b = self._b(y).log(analytic=analytic)
+                return sign * norm * (-(y * y) / (2 * s * s) + power * log_b).exp() * log_b
+            return f
+
+        inner = acb.integral(piece(-1), a, half).real + acb.integral(piece(1), half, b).real
+        return (inner + self._tails(a, b, c, slope=True)).upper()
 
     def _sup_g(self, c: "arb") -> "arb":
         """An upper bound on sup G (class docstring) by interval arithmetic on cells of
