@@ -171,9 +171,10 @@ def _bracket(profile: _Profile, alpha: Fraction, width: Fraction) -> TradeoffRes
             low = max([Fraction(0)] + los)
             cells = _cell_bounds(ts, los, his, a)
             high = None if None in cells else max([low] + cells)
-            if high is not None and (high - low <= width * high
-                                     or progress.remaining() <= 0):
+            if high is not None and high - low <= width * high:
                 break
+            if high is not None and progress.remaining() <= 0:  # short of the width asked
+                return time_limited(_result(alpha, low, high, profile))
             points = _refined(points, cells, low, high, width)
     if high is None:
         raise ArithmeticError(f"beta({alpha}): the profile's chords did not descend within "

@@ -156,7 +156,7 @@ class PoissonGaussian:
         width s / 32 covering [-1 + min(beta, 0), max(beta, 0) - 1]."""
         s, q = to_arb(self.sigma), to_arb(self.q)
         beta = (1 + c if self.sign > 0 else -c) + 1
-        lo = -1 + min(beta.upper(), arb(0))
+        lo = -1 + min(beta.lower(), arb(0))   # outward: the ball of beta widens the range
         hi = max(beta.upper(), arb(0)) - 1
         cells = max(1, int(((hi - lo) * 32 / s).upper().ceil().unique_fmpz()) + 1)
         norm = s / (q * (2 * arb.pi()).sqrt())
