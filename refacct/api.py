@@ -25,6 +25,8 @@ its methods, with one result family.
 * ``"quadrature"``: the standard engines (``refacct.hockey``: closed forms, nested
   quadrature, and the exact PLD for discrete factors) whatever the step count;
 * ``"certified"``: Arb enclosures (``refacct.certified``: one step and k = 2);
+* ``"transform"``: proven enclosures for many steps of Gaussian shifts and
+  Poisson-subsampled Gaussians (``refacct.transform``);
 * ``"bracket"``: a proven bracket (``refacct.brackets``; ``width``: relative for delta,
   absolute in eps for eps(delta), default 1/100).
 

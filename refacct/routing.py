@@ -50,6 +50,7 @@ from .hockey import EXACT, QUADRATURE
 from .mechanisms import Dominated, Shuffled
 from .pairs import Composition, Pair, PublicMixture
 from .shuffle import SHUFFLE, SHUFFLE_EXACT
+from .transform import TRANSFORM
 
 __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "EXACT_MAX_STEPS",
            "MAX_MIXED_STEPS", "ENGINES", "SHUFFLED_ENGINES", "Route", "compositions",
@@ -65,7 +66,8 @@ SHUFFLED = "002's lower bounds"
 
 # the engine each method names (``refacct.engine``): a new engine is one line here
 ENGINES: Dict[str, Engine] = {"auto": QUADRATURE, "exact": EXACT, "quadrature": QUADRATURE,
-                              "certified": CERTIFIED, "bracket": BRACKET}
+                              "certified": CERTIFIED, "bracket": BRACKET,
+                              "transform": TRANSFORM}
 SHUFFLED_ENGINES: Dict[str, Engine] = {"auto": SHUFFLE, "exact": SHUFFLE_EXACT}
 
 

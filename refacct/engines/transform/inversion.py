@@ -40,7 +40,7 @@ from mpmath import mp
 from ..arb import acb, arb, arb_mid_rad, flint, to_arb
 from ... import progress
 
-__all__ = ["Plan", "Enclosure", "delta_enclosure", "enclose"]
+__all__ = ["Plan", "Enclosure", "Grid", "grid", "on_grid", "enclose", "delta_enclosure"]
 
 MAX_ROUNDS = 12
 
@@ -81,46 +81,72 @@ class Enclosure:
             return bool(lo > 0 and hi - lo <= arb(10) ** (-digits) * lo)
 
 
-def _phi(loss, c: "arb", t: "arb", eps: "arb") -> "acb":
-    z = acb(c, t)
-    return (loss.log_mgf(z) - z * eps).exp() / (z * (z + 1))
+@dataclass(frozen=True)
+class Grid:
+    """What the enclosure needs from the loss on a plan, for every eps: ln M_T at the
+    nodes c + inh (n = 0 .. N), the decay bound D(Nh) and ln M_T(c2) (real)."""
+
+    plan: Plan
+    logs: Tuple["acb", ...]
+    decay: "arb"
+    chernoff: "arb"
 
 
-def enclose(loss, eps: Fraction, plan: Plan) -> Enclosure:
-    """The enclosure of delta_T(eps) on ``plan`` (module docstring)."""
+def grid(loss, plan: Plan) -> Grid:
+    """The loss on ``plan``: N + 2 values of ln M_T and one decay bound."""
+    with flint.ctx.workprec(plan.prec):
+        c, h = to_arb(plan.c), to_arb(plan.h)
+        logs = []
+        for n in range(plan.n + 1):
+            if n % 32 == 0:
+                progress.note(f"transform: node {n} of {plan.n}")
+            logs.append(loss.log_mgf(acb(c, n * h)))
+        return Grid(plan, tuple(logs), loss.decay(c, plan.n * h),
+                    loss.log_mgf(acb(to_arb(plan.c2))).real)
+
+
+def on_grid(found: Grid, eps: Fraction) -> Enclosure:
+    """The enclosure of delta_T(eps) on a grid (module docstring): a sum over its nodes."""
+    plan = found.plan
     with flint.ctx.workprec(plan.prec):
         c, c2, h, e = (to_arb(v) for v in (plan.c, plan.c2, plan.h, eps))
         two_pi = 2 * arb.pi()
-        total = _phi(loss, c, arb(0), e).real
-        for n in range(1, plan.n + 1):
-            if n % 256 == 0:
-                progress.note(f"transform: node {n} of {plan.n}")
-            total += 2 * _phi(loss, c, n * h, e).real
+        total = arb(0)
+        for n, log_m in enumerate(found.logs):
+            z = acb(c, n * h)
+            term = ((log_m - z * e).exp() / (z * (z + 1))).real
+            total += term if n == 0 else 2 * term
         total *= h / two_pi
         tail = plan.n * h
-        truncation = (-c * e).exp() * loss.decay(c, tail) / (arb.pi() * tail)
+        truncation = (-c * e).exp() * found.decay / (arb.pi() * tail)
         r = (-two_pi * c / h).exp()
         below = r / (1 - r)
         s = (-two_pi * (c2 - c) / h).exp()
-        chernoff = (c2 * c2.log() - (1 + c2) * (1 + c2).log()
-                    + loss.log_mgf(acb(c2)).real - c2 * e).exp()
+        chernoff = (c2 * c2.log() - (1 + c2) * (1 + c2).log() + found.chernoff
+                    - c2 * e).exp()
         above = chernoff * s / (1 - s)
         return Enclosure(total, truncation, below, above, plan.prec)
 
 
+def enclose(loss, eps: Fraction, plan: Plan) -> Enclosure:
+    """The enclosure of delta_T(eps) on ``plan`` (module docstring)."""
+    return on_grid(grid(loss, plan), eps)
+
+
 def delta_enclosure(loss, eps: Fraction, digits: int,
-                    plan: Optional[Plan] = None) -> Tuple[Enclosure, Plan]:
+                    plan: Optional[Plan] = None) -> Tuple[Enclosure, Grid]:
     """An enclosure of delta_T(eps) whose width is at most 10^-digits of its lower end,
     refining a plan (the steering choices of ``_first_plan``, or ``plan``) until it is;
-    after ``MAX_ROUNDS`` rounds the last, wider, enclosure.  The bounds hold whatever the
-    plan."""
+    after ``MAX_ROUNDS`` rounds the last, wider, enclosure; with the grid it lies on
+    (nearby eps cost one sum on it: ``on_grid``).  The bounds hold whatever the plan."""
     plan = plan or _first_plan(loss, eps, digits)
     for _ in range(MAX_ROUNDS):
-        found = enclose(loss, eps, plan)
+        nodes = grid(loss, plan)
+        found = on_grid(nodes, eps)
         if found.narrow(digits):
-            return found, plan
+            break
         plan = _refined(plan, found, digits, loss, eps)
-    return found, plan
+    return found, nodes
 
 
 def _refined(plan: Plan, found: Enclosure, digits: int, loss, eps: Fraction) -> Plan:

@@ -4,7 +4,9 @@ engine (``inversion``).
 
 A ``Loss`` is the loss of a whole composition: ``log_mgf(z)`` is ln M_T(z) = sum_i T_i ln
 M_i(z) (any branch: exp(T ln M) = M^T for integer T), ``decay(c, t)`` an upper bound on
-sup_{s >= t} |M_T(c + i s)|, ``c_max`` the supremum of the c where M_T(c) is finite.
+sup_{s >= t} |M_T(c + i s)|, ``c_max`` the supremum of the c where M_T(c) is finite,
+``sup()`` the essential supremum of L_T as a ball (None: unbounded), beyond which delta_T
+is 0.  ``Product`` composes losses; ``loss_of`` reads the loss of a pair or composition.
 
 Gaussian shifts: N(mu, s^2) vs N(0, s^2) has L ~ N(m^2/2, m^2) under P with m = mu / s, so
 ln M(z) = m^2 z (z + 1) / 2, and a composition of shifts is one shift with m^2 = sum_i T_i
@@ -15,10 +17,14 @@ its own decay bound.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Optional, Sequence
 
+from ...distributions import Gaussian, Mixture
+from ...errors import InputError
+from ...pairs import Composition, Pair
 from ..arb import acb, arb, flint, to_arb
 
-__all__ = ["GaussianShifts", "PoissonGaussian"]
+__all__ = ["GaussianShifts", "PoissonGaussian", "Product", "loss_of"]
 
 
 class GaussianShifts:
@@ -34,6 +40,9 @@ class GaussianShifts:
 
     def decay(self, c: "arb", t: "arb") -> "arb":
         return (to_arb(self.m2) * (c * (c + 1) - t * t) / 2).exp()
+
+    def sup(self) -> Optional["arb"]:
+        return arb(0) if self.m2 == 0 else None
 
 
 class PoissonGaussian:
@@ -118,6 +127,10 @@ class PoissonGaussian:
     def log_mgf(self, z: "acb") -> "acb":
         return self.steps * self.one_step(z).log()
 
+    def sup(self) -> Optional["arb"]:
+        """Remove: p / q = B is unbounded; add: q / p = 1 / B <= 1 / (1 - q), T steps."""
+        return None if self.sign > 0 else -self.steps * (1 - to_arb(self.q)).log()
+
     def decay(self, c: "arb", t: "arb") -> "arb":
         top = self.one_step(acb(c)).real.upper()
         slope, far = self.lipschitz(c), 4 * self._sup_g(c)
@@ -167,3 +180,77 @@ class PoissonGaussian:
             value = norm * (-(y * y) / (2 * s * s) + beta * self._b(y).log() - e).exp()
             best = max(best, value.upper())
         return best
+
+
+class Product:
+    """The loss of a heterogeneous composition: its factors' losses (each for its own
+    steps) add, M_T = prod_i M_i, and sup |M_T| <= prod_i sup |M_i|."""
+
+    def __init__(self, factors: Sequence) -> None:
+        self.factors = tuple(factors)
+        finite = [f.c_max for f in self.factors if f.c_max is not None]
+        self.c_max = min(finite) if finite else None
+
+    def log_mgf(self, z: "acb") -> "acb":
+        total = acb(0)
+        for f in self.factors:
+            total += f.log_mgf(z)
+        return total
+
+    def decay(self, c: "arb", t: "arb") -> "arb":
+        bound = arb(1)
+        for f in self.factors:
+            bound *= f.decay(c, t)
+        return bound
+
+    def sup(self) -> Optional["arb"]:
+        total = arb(0)
+        for f in self.factors:
+            one = f.sup()
+            if one is None:
+                return None
+            total += one
+        return total
+
+
+def loss_of(target) -> Product:
+    """The loss of a ``Pair`` or ``Composition`` whose factors are Gaussian shifts
+    N(m1, s^2) vs N(m0, s^2) (merged into one ``GaussianShifts``) or Poisson-subsampled
+    Gaussians ((1 - q) N(m0, s^2) + q N(m1, s^2) against N(m0, s^2), either order;
+    moved to m0 = 0 and scaled to m1 - m0 = 1: sigma = s / |m1 - m0|, as the hockey-stick
+    divergence is invariant under y -> (y - m0) / (m1 - m0)); else an InputError naming
+    the factor."""
+    if isinstance(target, Pair):
+        target = Composition.of(target)
+    if not isinstance(target, Composition):
+        raise InputError("the transform engine takes a pair or a composition (not a public "
+                         "mixture)")
+    shifts, factors = Fraction(0), []
+    for pair, n in target.factors:
+        if pair.P == pair.Q:
+            continue
+        if isinstance(pair.P, Gaussian) and isinstance(pair.Q, Gaussian) and \
+                pair.P.sigma == pair.Q.sigma:
+            shifts += n * ((pair.P.mean - pair.Q.mean) / pair.P.sigma) ** 2
+            continue
+        factors.append(_subsampled(pair, n))
+    if shifts or not factors:
+        factors.append(GaussianShifts(shifts))
+    return Product(factors)
+
+
+def _subsampled(pair: Pair, n: int) -> PoissonGaussian:
+    for mixed, alone, direction in ((pair.P, pair.Q, "remove"), (pair.Q, pair.P, "add")):
+        if not (isinstance(mixed, Mixture) and isinstance(alone, Gaussian)):
+            continue
+        parts = mixed.components
+        if len(parts) != 2 or not all(isinstance(g, Gaussian) and g.sigma == alone.sigma
+                                      for _, g in parts):
+            continue
+        moved = [(w, g) for w, g in parts if g != alone]
+        if len(moved) == 1:
+            q, g = moved[0]
+            return PoissonGaussian(alone.sigma / abs(g.mean - alone.mean), q, n, direction)
+    raise InputError(f"the transform engine takes Gaussian shifts and Poisson-subsampled "
+                     f"Gaussians (a two-component Gaussian mixture against one of its "
+                     f"components), got {pair!r}"[:400])

@@ -1,0 +1,159 @@
+"""eps_T(delta), the smallest eps >= 0 with delta_T(eps) <= delta, as a proven bracket from
+the transform's enclosures (``inversion``): lo <= eps_T(delta) <= hi where delta_T(hi) <=
+delta and (lo = 0 or delta_T(lo) > delta), both decided by an enclosure's ends (delta_T
+decreases in eps).
+
+The enclosures of every eps near the root lie on one grid (the loss at the nodes does not
+depend on eps: ``inversion.on_grid``), so the search costs one grid and a few sums.  Where
+the grid sits is steering only: eps_0 from the saddle-point approximation
+
+    delta_T(eps) ~ exp(K(c) - c eps) / sqrt(2 pi K''(c)),  eps = K'(c),
+    K(c) = ln M_T(c) - ln(c (c + 1)),
+
+(Alghamdi et al., "The saddle-point method in differential privacy", ICML 2023,
+arXiv:2208.09595, Sec. 3), solved for c, then the root of ln delta's midpoint by secant
+steps on the grid, and two points either side of it whose enclosures decide their sides.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Optional, Tuple
+
+import mpmath
+from mpmath import mp
+
+from ...roots import illinois
+from ..arb import acb, arb_mid_rad, flint, to_arb
+from .inversion import Grid, _upper_c, delta_enclosure, on_grid
+
+__all__ = ["epsilon_bracket"]
+
+ROUNDS = 3        # grids placed: the saddle's guess, then at the root found on the last
+SECANT_STEPS = 40
+WIDENINGS = 12    # the certifying points move out by 4x each time
+
+
+def epsilon_bracket(loss, delta: Fraction, digits: int) -> Tuple[Fraction, Fraction, Grid]:
+    """(lo, hi, the last grid): a proven bracket of eps_T(delta) (module docstring) for 0 <
+    delta < 1, aiming at hi - lo <= 10^-digits hi; ArithmeticError if no grid decides."""
+    eps0 = _saddle_epsilon(loss, delta)
+    for _ in range(ROUNDS):
+        _, nodes = delta_enclosure(loss, eps0, digits + 4)
+        if eps0 == 0 and _below(nodes, Fraction(0), delta):
+            return Fraction(0), Fraction(0), nodes
+        root, slope = _secant(nodes, delta, eps0, digits)
+        found = _certified(nodes, delta, root, slope, digits)
+        if found is not None:
+            return found[0], found[1], nodes
+        eps0 = root
+    raise ArithmeticError(f"the transform's enclosures did not decide eps(delta = "
+                          f"{mpmath.nstr(_mpf(delta), 5)}) on {ROUNDS} grids")
+
+
+def _below(nodes: Grid, eps: Fraction, delta: Fraction) -> bool:
+    """Is delta_T(eps) <= delta proven?"""
+    hi = on_grid(nodes, eps).ends()[1]
+    with flint.ctx.workprec(nodes.plan.prec + 64):
+        return bool(hi <= to_arb(delta))
+
+
+def _above(nodes: Grid, eps: Fraction, delta: Fraction) -> bool:
+    """Is delta_T(eps) > delta proven?"""
+    lo = on_grid(nodes, eps).ends()[0]
+    with flint.ctx.workprec(nodes.plan.prec + 64):
+        return bool(lo > to_arb(delta))
+
+
+def _gap(nodes: Grid, eps: Fraction, delta: Fraction) -> Optional[mpmath.mpf]:
+    """ln(midpoint of the enclosure of delta_T(eps)) - ln delta (steering), or None when
+    the midpoint is not positive."""
+    mid = arb_mid_rad(on_grid(nodes, eps).total)[0]
+    if mid <= 0:
+        return None
+    return mp.log(mid) - mp.log(_mpf(delta))
+
+
+def _secant(nodes: Grid, delta: Fraction, eps0: Fraction, digits: int
+            ) -> Tuple[Fraction, mpmath.mpf]:
+    """The root of ``_gap`` near eps0 by secant steps (steering), and the slope
+    -d ln delta / d eps there (> 0)."""
+    with mp.workdps(digits + 20):
+        x0, x1 = _mpf(eps0), _mpf(eps0) + max(_mpf(eps0), mp.one) / 1000
+        g0, g1 = _gap(nodes, eps0, delta), _gap(nodes, _fraction(x1, digits), delta)
+        if g0 is None or g1 is None or g0 == g1:
+            return eps0, mp.one
+        for _ in range(SECANT_STEPS):
+            x2 = max(x1 - g1 * (x1 - x0) / (g1 - g0), mp.zero)
+            g2 = _gap(nodes, _fraction(x2, digits), delta)
+            if g2 is None:
+                break
+            x0, g0, x1, g1 = x1, g1, x2, g2
+            if abs(x1 - x0) <= mp.mpf(10) ** -(digits + 6) * max(x1, mp.one) or g1 == g0:
+                break
+        slope = abs((g1 - g0) / (x1 - x0)) if x1 != x0 else mp.one
+        return _fraction(x1, digits), max(slope, mp.mpf(10) ** -6)
+
+
+def _certified(nodes: Grid, delta: Fraction, root: Fraction, slope: mpmath.mpf,
+               digits: int) -> Optional[Tuple[Fraction, Fraction]]:
+    """Points root -+ w whose enclosures decide their sides (w from the enclosure's
+    relative width over the slope, widened until they do), or None."""
+    lo_end, hi_end = on_grid(nodes, root).ends()
+    with mp.workdps(digits + 20), flint.ctx.workprec(nodes.plan.prec):
+        width = arb_mid_rad((hi_end - lo_end) / hi_end)[0]
+        floor = mp.mpf(10) ** -(digits + 8) * max(_mpf(root), mp.one)
+        w = _fraction(max(2 * width / slope, floor), digits)
+    for _ in range(WIDENINGS):
+        lo, hi = max(root - w, Fraction(0)), root + w
+        if (lo == 0 or _above(nodes, lo, delta)) and _below(nodes, hi, delta):
+            return lo, hi
+        w *= 4
+    return None
+
+
+def _saddle_epsilon(loss, delta: Fraction) -> Fraction:
+    """eps_0 = K'(c) at the c where the saddle-point approximation (module docstring)
+    equals delta; 0 when it lies below 0.  Derivatives by central differences at 160
+    bits (steering)."""
+    with mp.workdps(40):
+        def parts(c):
+            h = c / 10 ** 6
+            k_, k0, kp = (_k(loss, c + j * h) for j in (-1, 0, 1))
+            return k0, (kp - k_) / (2 * h), (kp - 2 * k0 + k_) / (h * h)
+
+        def gap(x):
+            c = mp.exp(x)
+            k0, k1, k2 = parts(c)
+            if not k2 > 0:
+                return mp.inf
+            return k0 - c * k1 - mp.log(2 * mp.pi * k2) / 2 - mp.log(_mpf(delta))
+
+        a, b = mp.log(mp.mpf(10) ** -6), mp.log(_mpf(_upper_c(loss)))
+        if gap(a) <= 0:
+            return Fraction(0)
+        if gap(b) > 0:
+            x = b
+        else:
+            x = sum(illinois(gap, a, b, mp.mpf(10) ** -6)) / 2
+        eps = parts(mp.exp(x))[1]
+        return _fraction(eps, 10) if eps > 0 else Fraction(0)
+
+
+def _k(loss, c: mpmath.mpf) -> mpmath.mpf:
+    """K(c) = ln M_T(c) - ln(c (c + 1)) at 160 bits (+inf where not finite)."""
+    with flint.ctx.workprec(160):
+        x = to_arb(_fraction(c, 40))
+        v = loss.log_mgf(acb(x)).real - (x * (x + 1)).log()
+        return arb_mid_rad(v)[0] if v.is_finite() else mp.inf
+
+
+def _mpf(q: Fraction) -> mpmath.mpf:
+    return mp.mpf(q.numerator) / q.denominator
+
+
+def _fraction(x: mpmath.mpf, digits: int) -> Fraction:
+    """x rounded to a dyadic of 4 (digits + 10) bits, as an exact Fraction (exact as an
+    mpf too: the bracket's ends are printed without rounding)."""
+    with mp.workprec(4 * (digits + 10)):
+        man, exp = (+x).man_exp
+    return Fraction(man) * Fraction(2) ** exp

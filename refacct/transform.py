@@ -1,0 +1,112 @@
+"""The transform engine behind the door's ``method="transform"`` (``refacct.engine``):
+delta_T(eps) and eps_T(delta) of many-step compositions as proven enclosures, by inverting
+the moment generating function of the privacy loss (``engines.transform``: the trapezoidal
+rule on Re z = c with its aliasing, truncation and inner-quadrature errors bounded in Arb).
+
+It takes a pair or composition whose factors are Gaussian shifts and Poisson-subsampled
+Gaussians (``engines.transform.mgf.loss_of``), in any mix (noise schedules, sampling rates),
+so a catalogue entry's terms under Poisson sampling or none.  Its cost grows with the
+nodes the integrand needs, which fall as T grows (the modulus of M_T(c + it) = M(c + it)^T
+decays faster): an engine for many steps; small T is the quadrature's.
+
+>>> import refacct
+>>> from refacct import Gaussian, Pair
+>>> r = refacct.delta(Pair(Gaussian(1, 10), Gaussian(0, 10)), 1, steps=10 ** 4,
+...                   method="transform")
+>>> r.proven, r.verified_digits >= 20
+(True, True)
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import List, Optional
+
+from mpmath import mp
+
+from . import guards
+from .engine import Engine, Request
+from .engines.arb import arb_ends, dyadic_mpf, flint, to_arb
+from .engines.transform.epsilon import epsilon_bracket
+from .engines.transform.inversion import Grid, delta_enclosure
+from .engines.transform.mgf import loss_of
+from .errors import InputError
+from .exact import to_mpf
+from .result import DeltaResult, EpsilonResult, midpoint_radius
+
+__all__ = ["Transform", "TRANSFORM"]
+
+NAME = ("transform (the privacy loss's moment generating function inverted by the "
+        "trapezoidal rule, aliasing, truncation and inner quadrature bounded in Arb")
+
+
+def _how(nodes: Grid) -> str:
+    plan = nodes.plan
+    return (f"{NAME}: Re z = {float(plan.c):.6g}, {2 * plan.n + 1} nodes at h = "
+            f"{float(plan.h):.4g}, {plan.prec} bits)")
+
+
+def _delta(loss, eps: Fraction, digits: int) -> DeltaResult:
+    """delta_T(eps): exactly 0 at or beyond the supremum of the loss, else the
+    enclosure."""
+    top = loss.sup()
+    if top is not None:
+        with flint.ctx.workprec(128):
+            if top <= to_arb(eps):
+                return DeltaResult(mp.zero, mp.zero, NAME + ": eps >= sup of the privacy "
+                                   "loss)", digits, eps=eps, exact=Fraction(0),
+                                   enclosure=(mp.zero, mp.zero), proven=True)
+    found, nodes = delta_enclosure(loss, eps, digits)
+    lo, hi = found.ends()
+    with flint.ctx.workprec(found.prec):
+        ends = arb_ends(lo)[0], arb_ends(hi)[1]
+    with mp.workprec(found.prec + 64):
+        value, radius = midpoint_radius(*ends)
+        guards.check_delta(value, radius, mp.exp(to_mpf(eps)))
+    return DeltaResult(value, radius, _how(nodes), digits, eps=eps, enclosure=ends,
+                       proven=True)
+
+
+def _epsilon(loss, delta: Fraction, digits: int) -> EpsilonResult:
+    """eps_T(delta): the supremum of the loss at delta = 0 (inf when unbounded), 0 at
+    delta >= 1, else the bracket."""
+    if delta == 0:
+        top = loss.sup()
+        if top is None:
+            return EpsilonResult(mp.inf, mp.zero, NAME + "; the privacy loss is unbounded)",
+                                 digits, delta, enclosure=(mp.inf, mp.inf), proven=True)
+        with flint.ctx.workprec(4 * digits + 64):
+            ends = arb_ends(loss.sup())
+        value, radius = midpoint_radius(*ends)
+        return EpsilonResult(value, radius, NAME + "; eps(0) = sup of the privacy loss)",
+                             digits, delta, enclosure=ends, proven=True)
+    if delta >= 1:
+        return EpsilonResult(mp.zero, mp.zero, NAME + "; delta >= 1)", digits, delta,
+                             enclosure=(mp.zero, mp.zero), proven=True)
+    lo, hi, nodes = epsilon_bracket(loss, delta, digits)
+    ends = dyadic_mpf(lo), dyadic_mpf(hi)
+    value, radius = midpoint_radius(*ends)
+    return EpsilonResult(value, radius, _how(nodes) + "; eps bracketed by enclosures of "
+                         "delta on either side", digits, delta, enclosure=ends, proven=True)
+
+
+class Transform(Engine):
+    """Proven enclosures for many steps (module docstring); the refusal names the factor
+    it does not take."""
+
+    name = "transform"
+    kinds = ("delta", "epsilon")
+
+    def supports(self, target) -> Optional[str]:
+        try:
+            loss_of(target)
+        except InputError as exc:
+            return str(exc)
+        return None
+
+    def answer(self, target, request: Request) -> List:
+        loss = loss_of(target)
+        one = _delta if request.kind == "delta" else _epsilon
+        return [one(loss, q, request.digits) for q in request.queries]
+
+
+TRANSFORM = Transform()

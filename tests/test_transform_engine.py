@@ -1,0 +1,106 @@
+"""The transform engine through the door (``method="transform"``, ``refacct.transform``):
+delta(eps) and eps(delta) of many-step compositions as proven enclosures.
+
+Oracles: the Gaussian shift's closed form (Balle and Wang 2018, arXiv:1805.06530, Thm 8;
+conftest.balle_wang; a noise schedule of shifts is one shift with m^2 = sum_i T_i m_i^2),
+the supremum of the add direction's privacy loss, ln(1 / (1 - q)) a step (q / p = 1 / B <=
+1 / (1 - q)), and the lattice engine's proven brackets (an independent method: mass on a
+lattice, no transform) for Poisson-subsampled Gaussians, moved, scaled and mixed."""
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+from mpmath import mp
+
+import refacct
+from conftest import balle_wang
+from refacct import Gaussian, Laplace, Mixture, Pair
+from refacct.errors import InputError
+from refacct.mechanisms import build, gaussian
+
+
+def subsampled(sigma, q, low=0, high=1) -> Pair:
+    """Remove direction: (1 - q) N(low, sigma^2) + q N(high, sigma^2) vs N(low, sigma^2)."""
+    q = F(q)
+    return Pair(Mixture([(1 - q, Gaussian(low, sigma)), (q, Gaussian(high, sigma))]),
+                Gaussian(low, sigma))
+
+
+def contains(outer, inner) -> bool:
+    return outer.lower <= inner.lower <= inner.upper <= outer.upper
+
+
+@pytest.mark.parametrize("steps", [10 ** 3, 10 ** 5])
+def test_shift_delta_and_epsilon_contain_the_closed_form(steps):
+    pair = Pair(Gaussian(1, 10), Gaussian(0, 10))     # m^2 = T / 100
+    r = refacct.delta(pair, 3, steps=steps, method="transform")
+    e = refacct.epsilon(pair, "1e-10", steps=steps, method="transform")
+    with mp.workdps(60):
+        m = mp.sqrt(mp.mpf(steps) / 100)
+        assert r.proven and r.engine == "transform" and r.verified_digits >= 20
+        assert r.lower <= balle_wang(3, m) <= r.upper
+        assert e.proven and e.verified_digits >= 20
+        assert balle_wang(e.lower, m) > mp.mpf("1e-10") >= balle_wang(e.upper, m)
+
+
+def test_a_noise_schedule_of_shifts_is_one_shift():
+    """300 steps at sigma 10, 100 at sigma 5: m^2 = 3 + 4 = 7."""
+    schedule = Pair(Gaussian(1, 10), Gaussian(0, 10)) ** 300 * \
+        Pair(Gaussian(0, 5), Gaussian(1, 5)) ** 100
+    r = refacct.delta(schedule, 1, method="transform")
+    with mp.workdps(60):
+        assert r.lower <= balle_wang(1, mp.sqrt(7)) <= r.upper
+        assert r.verified_digits >= 20
+
+
+def test_add_direction_is_zero_beyond_the_sup_of_its_loss():
+    """q = 1/2, 4 steps: the loss is at most 4 ln 2 = 2.77 (closed form), so delta(3) is
+    exactly 0 and eps(0) = 4 ln 2."""
+    add = subsampled(1, F(1, 2)).swap()
+    r = refacct.delta(add, 3, steps=4, method="transform")
+    assert r.exact == 0 and r.upper == 0 and r.proven
+    e = refacct.epsilon(add, 0, steps=4, method="transform")
+    with mp.workdps(80):
+        assert e.lower <= 4 * mp.log(2) <= e.upper and e.verified_digits >= 20
+    unbounded = refacct.epsilon(subsampled(1, F(1, 2)), 0, steps=4, method="transform")
+    assert unbounded.value == mp.inf
+
+
+@pytest.mark.parametrize("kind, query", [("delta", 1), ("epsilon", "1e-5")])
+def test_subsampled_gaussian_lies_inside_the_lattice_bracket(kind, query):
+    """sigma 2, q 1/2, 100 steps, the pair moved and scaled (means 3 and 1, sigma 4: the
+    same loss as means 0 and 1 at sigma 2), against the lattice bracket of the pair as
+    given."""
+    pair = subsampled(4, F(1, 2), low=3, high=1)
+    ask = getattr(refacct, kind)
+    found = ask(pair, query, steps=100, method="transform")
+    bracket = ask(pair, query, steps=100, method="bracket", width="1e-3")
+    assert found.proven and found.verified_digits >= 20
+    assert contains(bracket, found)
+
+
+def test_pairs_it_does_not_take_are_refused_by_name():
+    with pytest.raises(InputError, match="transform"):
+        refacct.delta(Pair(Laplace(0, 1), Laplace(1, 1)), 1, steps=100, method="transform")
+
+
+@pytest.mark.slow
+def test_mixed_mechanisms_lie_inside_the_lattice_bracket():
+    """Two sampling rates and noise levels and a Gaussian shift in one composition."""
+    mixed = subsampled(2, F(1, 2)) ** 60 * subsampled(F(3, 2), F(1, 5)) ** 100 * \
+        Pair(Gaussian(1, 10), Gaussian(0, 10)) ** 100
+    found = refacct.delta(mixed, 1, method="transform")
+    bracket = refacct.delta(mixed, 1, method="bracket", width="1e-3")
+    assert found.verified_digits >= 20 and contains(bracket, found)
+
+
+@pytest.mark.slow
+def test_opacus_tutorial_epsilon_lies_inside_the_lattice_bracket():
+    """The Opacus CIFAR-10 tutorial (sigma 1.1, q 256/50000, 3910 steps), add-remove:
+    eps(1e-5) to 20 proven digits, the maximum over both directions."""
+    entry = build(gaussian("1.1"), "poisson", "add-remove", q="256/50000")
+    found = refacct.epsilon(entry, "1e-5", steps=3910, method="transform")
+    bracket = refacct.epsilon(entry, "1e-5", steps=3910, method="bracket", width="1e-4")
+    assert found.verified_digits >= 20 and found.attained_by == ("remove",)
+    assert contains(bracket, found)
