@@ -48,13 +48,15 @@ MAX_ROUNDS = 12
 @dataclass(frozen=True)
 class Plan:
     """The contour Re z = ``c``, the Chernoff point ``c2`` > c, the step ``h`` and the
-    number of nodes ``n`` on each side of 0, and the working precision in bits."""
+    number of nodes ``n`` on each side of 0, the working precision in bits, and ``drop``,
+    the decay bound aimed at (``mgf``: ``decay``)."""
 
     c: Fraction
     c2: Fraction
     h: Fraction
     n: int
     prec: int
+    drop: Fraction = Fraction(0)
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ def grid(loss, plan: Plan) -> Grid:
             if n % 32 == 0:
                 progress.note(f"transform: node {n} of {plan.n}")
             logs.append(loss.log_mgf(acb(c, n * h)))
-        return Grid(plan, tuple(logs), loss.decay(c, plan.n * h),
+        return Grid(plan, tuple(logs), loss.decay(c, plan.n * h, plan.drop),
                     loss.log_mgf(acb(to_arb(plan.c2))).real)
 
 
@@ -176,9 +178,9 @@ def _value(loss, c: Fraction, eps: Fraction) -> mpmath.mpf:
         return arb_mid_rad(v)[0] if v.is_finite() else mp.inf
 
 
-def _argmin(f, lo: Fraction, hi: Fraction, steps: int = 60) -> Fraction:
-    """The minimiser of a convex f on [lo, hi] by golden sections on a log scale (to 8
-    digits: it steers, it proves nothing)."""
+def _argmin(f, lo: Fraction, hi: Fraction, steps: int = 30) -> Fraction:
+    """The minimiser of a convex f on [lo, hi] by ``steps`` golden sections on a log scale
+    (0.618^30 of the range: it steers, it proves nothing)."""
     with mp.workdps(20):
         a, b = mp.log(mp.mpf(lo.numerator) / lo.denominator), mp.log(
             mp.mpf(hi.numerator) / hi.denominator)
@@ -230,13 +232,16 @@ def _chernoff_point(loss, eps: Fraction, c: Fraction, h: Fraction) -> Fraction:
 
 
 def _first_plan(loss, eps: Fraction, digits: int) -> Plan:
-    """c at the saddle, h so that e^{-2 pi c / h} is 10^-(digits + 6) of the integrand's
-    value at t = 0 (an estimate of delta's scale) and then shrunk until the A_+ bound at
-    its best c2 is too (the k = +1 alias of a subsampled loss is the larger one), and the
-    range where the truncation bound falls below the same."""
+    """c at the saddle (or below it: ``_balanced``), h so that e^{-2 pi c / h} is
+    10^-(digits + 6) of the integrand's value at the saddle (an estimate of delta's scale)
+    and then shrunk until the A_+ bound at its best c2 is too (the k = +1 alias of a
+    subsampled loss is the larger one), and the range where the truncation bound falls
+    below the same."""
     c = _saddle(loss, eps)
     with mp.workdps(30):
         level = _value(loss, c, eps) - (digits + 6) * mp.log(10)   # ln of the tolerance
+        h = _rational(2 * mp.pi * c / max(-level, mp.mpf(1)))
+        c = _balanced(loss, eps, c, _chernoff_point(loss, eps, c, h), h, level)
         h = _rational(2 * mp.pi * c / max(-level, mp.mpf(1)))
         c2 = _chernoff_point(loss, eps, c, h)
         for _ in range(8):
@@ -249,9 +254,27 @@ def _first_plan(loss, eps: Fraction, digits: int) -> Plan:
         tail = mp.mpf(1)
         while _log_truncation(loss, c, eps, tail) > level:
             tail *= 2
-    n = int(mp.ceil(tail / (mp.mpf(h.numerator) / h.denominator)))
-    prec = int(3.33 * digits) + 64 + n.bit_length()
-    return Plan(c, c2, h, n, prec)
+        n = int(mp.ceil(tail / _mpf(h)))
+        peak = _value(loss, c, eps)   # the integrand at t = 0: cancellation below it
+        prec = int(3.33 * digits) + 64 + n.bit_length() + int((peak - level) / mp.log(2)) \
+            - int(3.33 * (digits + 6))
+        # the truncation bound at the tolerance when D = e^drop M_T(c), a digit to spare
+        drop = _rational(level - peak - mp.log(_mpf(c * (c + 1))) + mp.log(mp.pi * n * _mpf(h))
+                         - mp.log(10))
+    return Plan(c, c2, h, n, prec, min(drop, Fraction(-1)))
+
+
+def _balanced(loss, eps: Fraction, c: Fraction, c2: Fraction, h: Fraction,
+              level: mpmath.mpf) -> Fraction:
+    """c, or a c below it where the two aliasing bounds allow the same h when the k = +1
+    one allows less: A_- needs 2 pi c / h >= L_- = -level, A_+ needs 2 pi (c2 - c) / h >=
+    L_+ = ln K(c2) + ln M_T(c2) - c2 eps - level, equal at c2 L_- / (L_- + L_+) (c2 nearly
+    fixed: the Chernoff point of the far tail); at least c / 8."""
+    low = -level
+    high = _log_above(loss, eps, c, c2, h) + 2 * mp.pi * _mpf(c2 - c) / _mpf(h) - level
+    if not mpmath.isfinite(high) or (c2 - c) * low >= c * high:
+        return c
+    return max(_rational(_mpf(c2) * low / (low + high)), c / 8)
 
 
 def _log_truncation(loss, c: Fraction, eps: Fraction, t: mpmath.mpf) -> mpmath.mpf:

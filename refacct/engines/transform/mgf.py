@@ -3,8 +3,9 @@
 engine (``inversion``).
 
 A ``Loss`` is the loss of a whole composition: ``log_mgf(z)`` is ln M_T(z) = sum_i T_i ln
-M_i(z) (any branch: exp(T ln M) = M^T for integer T), ``decay(c, t)`` an upper bound on
-sup_{s >= t} |M_T(c + i s)|, ``c_max`` the supremum of the c where M_T(c) is finite,
+M_i(z) (any branch: exp(T ln M) = M^T for integer T), ``decay(c, t, drop)`` an upper bound
+on sup_{s >= t} |M_T(c + i s)| (``drop`` steers: the bound aimed at, e^drop M_T(c); any
+value gives a valid bound), ``c_max`` the supremum of the c where M_T(c) is finite,
 ``sup()`` the essential supremum of L_T as a ball (None: unbounded), beyond which delta_T
 is 0.  ``Product`` composes losses; ``loss_of`` reads the loss of a pair or composition.
 
@@ -22,6 +23,7 @@ from typing import Optional, Sequence
 from ...distributions import Gaussian, Mixture
 from ...errors import InputError
 from ...pairs import Composition, Pair
+from ... import progress
 from ..arb import acb, arb, flint, to_arb
 
 __all__ = ["GaussianShifts", "PoissonGaussian", "Product", "loss_of"]
@@ -38,7 +40,7 @@ class GaussianShifts:
     def log_mgf(self, z: "acb") -> "acb":
         return to_arb(self.m2) * z * (z + 1) / 2
 
-    def decay(self, c: "arb", t: "arb") -> "arb":
+    def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
         return (to_arb(self.m2) * (c * (c + 1) - t * t) / 2).exp()
 
     def sup(self) -> Optional["arb"]:
@@ -88,10 +90,17 @@ class PoissonGaussian:
     def _w(self, z: "acb") -> "acb":
         return 1 + z if self.sign > 0 else -z
 
-    def _b(self, y):
-        """B(y) = 1 - q + q E(y), for a real or complex ball y."""
-        s, q = to_arb(self.sigma), to_arb(self.q)
-        return 1 - q + q * ((2 * y - 1) / (2 * s * s)).exp()
+    def _b(self):
+        """y -> B(y) = 1 - q + q E(y) for a real or complex ball y (its constants made once,
+        at the current precision: the integrands call it at every node)."""
+        q, inv = to_arb(self.q), self._inverse()
+        keep = 1 - q
+        return lambda y: keep + q * ((2 * y - 1) * inv).exp()
+
+    def _inverse(self) -> "arb":
+        """1 / (2 s^2)."""
+        s = to_arb(self.sigma)
+        return 1 / (2 * s * s)
 
     def one_step(self, z: "acb") -> "acb":
         """M(z) of one step: the integral on [a, b] plus a ball for the tails."""
@@ -102,8 +111,10 @@ class PoissonGaussian:
         a = -reach - 1
         b = (1 + c) + reach + 1 if self.sign > 0 else reach + 1
 
+        big_b, inv = self._b(), self._inverse()
+
         def f(y, analytic):
-            return norm * (-(y * y) / (2 * s * s) + w * self._b(y).log(analytic=analytic)).exp()
+            return norm * (-(y * y) * inv + w * big_b(y).log(analytic=analytic)).exp()
 
         inner = acb.integral(f, a, b)
         tail = self._tails(a, b, c)
@@ -131,18 +142,25 @@ class PoissonGaussian:
         """Remove: p / q = B is unbounded; add: q / p = 1 / B <= 1 / (1 - q), T steps."""
         return None if self.sign > 0 else -self.steps * (1 - to_arb(self.q)).log()
 
-    def decay(self, c: "arb", t: "arb") -> "arb":
+    def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
+        """The scan of the class docstring, aiming at a bound level L = e^{drop / T}
+        M(c) a step (drop < 0): cells of width (L - m) / K while |M| = m < L, else
+        (M(c) - m) / (8 K), and the scan ends where V / s falls under L or the largest
+        cell bound."""
         top = self.one_step(acb(c)).real.upper()
+        level = (top * to_arb(drop / self.steps).exp()).upper() if drop < 0 else arb(0)
         slope, far = self.lipschitz(c), 4 * self._sup_g(c)
         worst, s = arb(0), t
         while True:
+            progress.check()
             m = abs(self.one_step(acb(c, s))).upper()
-            h = max((top - m) / (8 * slope), arb(1) / 64)
+            h = (level - m) / slope if m < level else (top - m) / (8 * slope)
+            h = max(h, arb(1) / 64)
             worst = max(worst, (m + slope * h).upper())
             s = (s + h).lower()
-            if (far / s).upper() <= worst or worst >= top:
+            if (far / s).upper() <= max(worst, level) or worst >= top:
                 break
-        return min(worst, top) ** self.steps
+        return min(max(worst, (far / s).upper()), top) ** self.steps
 
     def lipschitz(self, c: "arb") -> "arb":
         """K >= |dM(c + is)/ds| = |int phi_s B^w ln B|: int phi_s B^{Re w} |ln B|, split
@@ -155,10 +173,12 @@ class PoissonGaussian:
         a, half = -reach - 1, arb(1) / 2
         b = (2 + c) + reach + 1 if self.sign > 0 else reach + 2
 
+        big_b, inv = self._b(), self._inverse()
+
         def piece(sign):
             def f(y, analytic):
-                log_b = self._b(y).log(analytic=analytic)
-                return sign * norm * (-(y * y) / (2 * s * s) + power * log_b).exp() * log_b
+                log_b = big_b(y).log(analytic=analytic)
+                return sign * norm * (-(y * y) * inv + power * log_b).exp() * log_b
             return f
 
         inner = acb.integral(piece(-1), a, half).real + acb.integral(piece(1), half, b).real
@@ -173,11 +193,11 @@ class PoissonGaussian:
         hi = max(beta.upper(), arb(0)) - 1
         cells = max(1, int(((hi - lo) * 32 / s).upper().ceil().unique_fmpz()) + 1)
         norm = s / (q * (2 * arb.pi()).sqrt())
-        best = arb(0)
+        best, big_b = arb(0), self._b()
         for i in range(cells):
             y = (lo + (hi - lo) * i / cells).union(lo + (hi - lo) * (i + 1) / cells)
             e = (2 * y - 1) / (2 * s * s)
-            value = norm * (-(y * y) / (2 * s * s) + beta * self._b(y).log() - e).exp()
+            value = norm * (-(y * y) / (2 * s * s) + beta * big_b(y).log() - e).exp()
             best = max(best, value.upper())
         return best
 
@@ -197,10 +217,13 @@ class Product:
             total += f.log_mgf(z)
         return total
 
-    def decay(self, c: "arb", t: "arb") -> "arb":
+    def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
+        """The product of the factors' bounds, each aiming at its share of ``drop``
+        (its steps' share of all steps)."""
+        steps = sum(getattr(f, "steps", 0) for f in self.factors) or 1
         bound = arb(1)
         for f in self.factors:
-            bound *= f.decay(c, t)
+            bound *= f.decay(c, t, drop * getattr(f, "steps", 0) / steps)
         return bound
 
     def sup(self) -> Optional["arb"]:
