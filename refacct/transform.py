@@ -19,7 +19,7 @@ decays faster): an engine for many steps; small T is the quadrature's.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from mpmath import mp
 
@@ -27,13 +27,15 @@ from . import guards
 from .engine import Engine, Request
 from .engines.arb import arb_ends, dyadic_mpf, flint, to_arb
 from .engines.transform.epsilon import epsilon_bracket
-from .engines.transform.inversion import Grid, delta_enclosure
+from .engines.transform.inversion import Grid, delta_enclosure, on_grid
 from .engines.transform.mgf import loss_of
 from .errors import InputError
 from .exact import to_mpf
 from .result import DeltaResult, EpsilonResult, midpoint_radius
 
 __all__ = ["Transform", "TRANSFORM"]
+
+LAST_KEPT = 4   # grids kept as warm starts (the two directions of two entries)
 
 NAME = ("transform (the privacy loss's moment generating function inverted by the "
         "trapezoidal rule, aliasing, truncation and inner quadrature bounded in Arb")
@@ -45,48 +47,57 @@ def _how(nodes: Grid) -> str:
             f"{float(plan.h):.4g}, {plan.prec} bits)")
 
 
-def _delta(loss, eps: Fraction, digits: int) -> DeltaResult:
-    """delta_T(eps): exactly 0 at or beyond the supremum of the loss, else the
-    enclosure."""
+# the last grid of each target: a warm start for its next query (any grid of the loss
+# gives a proven enclosure; one that is too coarse for the query is not used)
+_LAST: Dict[object, Grid] = {}
+
+
+def _delta(loss, eps: Fraction, digits: int, hint: Optional[Grid]):
+    """(delta_T(eps), its grid): exactly 0 at or beyond the supremum of the loss, else the
+    enclosure, on ``hint`` when it is narrow enough there."""
     top = loss.sup()
     if top is not None:
         with flint.ctx.workprec(128):
             if top <= to_arb(eps):
                 return DeltaResult(mp.zero, mp.zero, NAME + ": eps >= sup of the privacy "
                                    "loss)", digits, eps=eps, exact=Fraction(0),
-                                   enclosure=(mp.zero, mp.zero), proven=True)
-    found, nodes = delta_enclosure(loss, eps, digits)
+                                   enclosure=(mp.zero, mp.zero), proven=True), hint
+    found = None if hint is None else on_grid(hint, eps)
+    if found is None or not found.narrow(digits):
+        found, hint = delta_enclosure(loss, eps, digits)
     lo, hi = found.ends()
     with flint.ctx.workprec(found.prec):
         ends = arb_ends(lo)[0], arb_ends(hi)[1]
     with mp.workprec(found.prec + 64):
         value, radius = midpoint_radius(*ends)
         guards.check_delta(value, radius, mp.exp(to_mpf(eps)))
-    return DeltaResult(value, radius, _how(nodes), digits, eps=eps, enclosure=ends,
-                       proven=True)
+    return DeltaResult(value, radius, _how(hint), digits, eps=eps, enclosure=ends,
+                       proven=True), hint
 
 
-def _epsilon(loss, delta: Fraction, digits: int) -> EpsilonResult:
-    """eps_T(delta): the supremum of the loss at delta = 0 (inf when unbounded), 0 at
-    delta >= 1, else the bracket."""
+def _epsilon(loss, delta: Fraction, digits: int, hint: Optional[Grid]):
+    """(eps_T(delta), its grid): the supremum of the loss at delta = 0 (inf when
+    unbounded), 0 at delta >= 1, else the bracket."""
     if delta == 0:
-        top = loss.sup()
-        if top is None:
-            return EpsilonResult(mp.inf, mp.zero, NAME + "; the privacy loss is unbounded)",
-                                 digits, delta, enclosure=(mp.inf, mp.inf), proven=True)
         with flint.ctx.workprec(4 * digits + 64):
-            ends = arb_ends(loss.sup())
+            top = loss.sup()
+            if top is None:
+                return EpsilonResult(mp.inf, mp.zero, NAME + "; the privacy loss is "
+                                     "unbounded)", digits, delta, enclosure=(mp.inf, mp.inf),
+                                     proven=True), hint
+            ends = arb_ends(top)
         value, radius = midpoint_radius(*ends)
         return EpsilonResult(value, radius, NAME + "; eps(0) = sup of the privacy loss)",
-                             digits, delta, enclosure=ends, proven=True)
+                             digits, delta, enclosure=ends, proven=True), hint
     if delta >= 1:
         return EpsilonResult(mp.zero, mp.zero, NAME + "; delta >= 1)", digits, delta,
-                             enclosure=(mp.zero, mp.zero), proven=True)
-    lo, hi, nodes = epsilon_bracket(loss, delta, digits)
+                             enclosure=(mp.zero, mp.zero), proven=True), hint
+    lo, hi, hint = epsilon_bracket(loss, delta, digits, hint)
     ends = dyadic_mpf(lo), dyadic_mpf(hi)
     value, radius = midpoint_radius(*ends)
-    return EpsilonResult(value, radius, _how(nodes) + "; eps bracketed by enclosures of "
-                         "delta on either side", digits, delta, enclosure=ends, proven=True)
+    return EpsilonResult(value, radius, _how(hint) + "; eps bracketed by enclosures of "
+                         "delta on either side", digits, delta, enclosure=ends,
+                         proven=True), hint
 
 
 class Transform(Engine):
@@ -106,7 +117,15 @@ class Transform(Engine):
     def answer(self, target, request: Request) -> List:
         loss = loss_of(target)
         one = _delta if request.kind == "delta" else _epsilon
-        return [one(loss, q, request.digits) for q in request.queries]
+        results = []
+        for q in request.queries:
+            found, grid = one(loss, q, request.digits, _LAST.pop(target, None))
+            if grid is not None:
+                _LAST[target] = grid
+            while len(_LAST) > LAST_KEPT:
+                _LAST.pop(next(iter(_LAST)))
+            results.append(found)
+        return results
 
 
 TRANSFORM = Transform()

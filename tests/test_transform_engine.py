@@ -44,6 +44,22 @@ def test_shift_delta_and_epsilon_contain_the_closed_form(steps):
         assert balle_wang(e.lower, m) > mp.mpf("1e-10") >= balle_wang(e.upper, m)
 
 
+def test_lists_of_queries_share_grids_and_keep_their_digits():
+    """Several deltas (and eps) on one target: each answer on the last grid when it is
+    fine enough there, else on its own; every one contains the closed form."""
+    pair = Pair(Gaussian(1, 10), Gaussian(0, 10))
+    deltas = ["1e-12", "1e-10", "1e-8"]
+    found = refacct.epsilon(pair, deltas, steps=10 ** 4, method="transform")
+    values = refacct.delta(pair, [4, 5, 6], steps=10 ** 4, method="transform")
+    with mp.workdps(60):
+        m = mp.mpf(10)
+        for d, e in zip(deltas, found):
+            assert e.verified_digits >= 20
+            assert balle_wang(e.lower, m) > mp.mpf(d) >= balle_wang(e.upper, m)
+        for eps, r in zip([4, 5, 6], values):
+            assert r.verified_digits >= 20 and r.lower <= balle_wang(eps, m) <= r.upper
+
+
 def test_a_noise_schedule_of_shifts_is_one_shift():
     """300 steps at sigma 10, 100 at sigma 5: m^2 = 3 + 4 = 7."""
     schedule = Pair(Gaussian(1, 10), Gaussian(0, 10)) ** 300 * \

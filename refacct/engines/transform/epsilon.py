@@ -33,21 +33,33 @@ SECANT_STEPS = 40
 WIDENINGS = 12    # the certifying points move out by 4x each time
 
 
-def epsilon_bracket(loss, delta: Fraction, digits: int) -> Tuple[Fraction, Fraction, Grid]:
+def epsilon_bracket(loss, delta: Fraction, digits: int, hint: Optional[Grid] = None
+                    ) -> Tuple[Fraction, Fraction, Grid]:
     """(lo, hi, the last grid): a proven bracket of eps_T(delta) (module docstring) for 0 <
-    delta < 1, aiming at hi - lo <= 10^-digits hi; ArithmeticError if no grid decides."""
+    delta < 1, aiming at hi - lo <= 10^-digits hi; ArithmeticError if no grid decides.
+    ``hint``: a grid of the same loss tried first (a warm start, kept only when it gives
+    that width)."""
+    if hint is not None:
+        found, _ = _attempt(hint, delta, hint.plan.eps, digits)
+        if found is not None and found[1] - found[0] <= found[1] / 10 ** digits:
+            return found[0], found[1], hint
     eps0 = _saddle_epsilon(loss, delta)
     for _ in range(ROUNDS):
         _, nodes = delta_enclosure(loss, eps0, digits + 4)
-        if eps0 == 0 and _below(nodes, Fraction(0), delta):
-            return Fraction(0), Fraction(0), nodes
-        root, slope = _secant(nodes, delta, eps0, digits)
-        found = _certified(nodes, delta, root, slope, digits)
+        found, eps0 = _attempt(nodes, delta, eps0, digits)
         if found is not None:
             return found[0], found[1], nodes
-        eps0 = root
     raise ArithmeticError(f"the transform's enclosures did not decide eps(delta = "
                           f"{mpmath.nstr(_mpf(delta), 5)}) on {ROUNDS} grids")
+
+
+def _attempt(nodes: Grid, delta: Fraction, eps0: Fraction, digits: int
+             ) -> Tuple[Optional[Tuple[Fraction, Fraction]], Fraction]:
+    """(the bracket that ``nodes`` decide, or None; the root found on them)."""
+    if eps0 == 0 and _below(nodes, Fraction(0), delta):
+        return (Fraction(0), Fraction(0)), Fraction(0)
+    root, slope = _secant(nodes, delta, eps0, digits)
+    return _certified(nodes, delta, root, slope, digits), root
 
 
 def _below(nodes: Grid, eps: Fraction, delta: Fraction) -> bool:

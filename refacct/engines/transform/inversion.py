@@ -48,8 +48,8 @@ MAX_ROUNDS = 12
 @dataclass(frozen=True)
 class Plan:
     """The contour Re z = ``c``, the Chernoff point ``c2`` > c, the step ``h`` and the
-    number of nodes ``n`` on each side of 0, the working precision in bits, and ``drop``,
-    the decay bound aimed at (``mgf``: ``decay``)."""
+    number of nodes ``n`` on each side of 0, the working precision in bits, ``drop``, the
+    decay bound aimed at (``mgf``: ``decay``), and the ``eps`` it was made for."""
 
     c: Fraction
     c2: Fraction
@@ -57,6 +57,7 @@ class Plan:
     n: int
     prec: int
     drop: Fraction = Fraction(0)
+    eps: Fraction = Fraction(0)
 
 
 @dataclass(frozen=True)
@@ -261,7 +262,7 @@ def _first_plan(loss, eps: Fraction, digits: int) -> Plan:
         # the truncation bound at the tolerance when D = e^drop M_T(c), a digit to spare
         drop = _rational(level - peak - mp.log(_mpf(c * (c + 1))) + mp.log(mp.pi * n * _mpf(h))
                          - mp.log(10))
-    return Plan(c, c2, h, n, prec, min(drop, Fraction(-1)))
+    return Plan(c, c2, h, n, prec, min(drop, Fraction(-1)), eps)
 
 
 def _balanced(loss, eps: Fraction, c: Fraction, c2: Fraction, h: Fraction,
