@@ -45,7 +45,7 @@ def epsilon_bracket(loss, delta: Fraction, digits: int, hint: Optional[Grid] = N
             return found[0], found[1], hint
     eps0 = _saddle_epsilon(loss, delta)
     for _ in range(ROUNDS):
-        _, nodes = delta_enclosure(loss, eps0, digits + 4)
+        _, nodes = delta_enclosure(loss, eps0, digits + 2)
         found, eps0 = _attempt(nodes, delta, eps0, digits)
         if found is not None:
             return found[0], found[1], nodes
@@ -143,14 +143,30 @@ def _saddle_epsilon(loss, delta: Fraction) -> Fraction:
             return k0 - c * k1 - mp.log(2 * mp.pi * k2) / 2 - mp.log(_mpf(delta))
 
         a, b = mp.log(mp.mpf(10) ** -6), mp.log(_mpf(_upper_c(loss)))
-        if gap(a) <= 0:
+        lo, hi = _doubling(gap, a, b)
+        if hi <= a:
             return Fraction(0)
-        if gap(b) > 0:
-            x = b
-        else:
-            x = illinois(gap, a, b, mp.mpf(10) ** -3)[0]   # the end where gap is finite
+        x = lo if lo >= b else illinois(gap, lo, hi, mp.mpf(10) ** -3)[0]  # gap finite at lo
         eps = parts(mp.exp(x))[1]
         return _fraction(eps, 10) if eps > 0 else Fraction(0)
+
+
+def _doubling(gap, a: mpmath.mpf, b: mpmath.mpf) -> Tuple[mpmath.mpf, mpmath.mpf]:
+    """[lo, hi], ln 2 wide, with gap(lo) > 0 >= gap(hi) for a decreasing gap, by steps of
+    ln 2 from x = 0 (c = 1) within [a, b]; (b, b) when gap > 0 up to b, (a, a) when it is
+    <= 0 down to a."""
+    step, x = mp.log(2), mp.zero
+    if gap(x) > 0:
+        while x < b:
+            if gap(min(x + step, b)) <= 0:
+                return x, min(x + step, b)
+            x = min(x + step, b)
+        return b, b
+    while x > a:
+        if gap(max(x - step, a)) > 0:
+            return max(x - step, a), x
+        x = max(x - step, a)
+    return a, a
 
 
 def _k(loss, c: mpmath.mpf) -> mpmath.mpf:
