@@ -175,6 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a proven bracket (refacct.brackets) whatever the steps; taken "
                             "by itself beyond 3 compositions of a continuous pair or 10^4 "
                             "of a discrete one")
+        p.add_argument("--transform", action="store_true",
+                       help="proven enclosures for many steps (refacct.transform): "
+                            "compositions of Gaussian shifts and Poisson-subsampled "
+                            "Gaussians, about 10 or more draws of the record")
         p.add_argument("--width", metavar="W",
                        help="target width of a proven bracket: relative for delta, "
                             "absolute for eps (default 1/100)")
@@ -269,12 +273,15 @@ def _route(args):
     """What answers the pair or mechanism of ``_target`` by the method the flags ask
     (``refacct.api.route``, whose rule is ``refacct.routing``'s); the queries, digits and
     width are checked by ``refacct.api.answer`` before anything is computed."""
-    if args.certified and (args.bracket or args.width is not None):
-        raise InputError("--certified and --bracket / --width are two different methods: "
-                         "give one")
+    chosen = [flag for flag, on in (("--certified", args.certified),
+                                    ("--transform", args.transform),
+                                    ("--bracket / --width", args.bracket
+                                     or args.width is not None)) if on]
+    if len(chosen) > 1:
+        raise InputError(f"{' and '.join(chosen)} are different methods: give one")
     x, steps = _target(args)
-    method = ("certified" if args.certified else "bracket" if args.bracket
-              else "exact" if args.exact_shuffle else "auto")
+    method = ("certified" if args.certified else "transform" if args.transform
+              else "bracket" if args.bracket else "exact" if args.exact_shuffle else "auto")
     return api.route(x, steps, method)
 
 

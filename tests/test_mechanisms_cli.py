@@ -191,3 +191,16 @@ def test_routing_passes_the_one_step_entry_steps_and_width(capsys, monkeypatch):
     assert (k2, v2, s2, o2) == ("epsilon", [Fraction(1, 10 ** 5)], 100000, {
         "width": brackets.DEFAULT_EPS_WIDTH, "max_lattice": lattice, "workers": cores})
     assert "1 step(s)" in t1.description and "1 step(s)" in t2.description
+
+
+def test_transform_flag_takes_many_steps(capsys):
+    """--transform: 10^4 steps of the unsampled Gaussian at sigma 100 (one shift of mu = 1,
+    Balle-Wang's closed form), a proven enclosure; two methods at once are refused."""
+    d, = run_json(capsys, "delta", "gaussian", "--sigma", "100", "--steps", "10000",
+                  "--eps", "1", "--transform")
+    with mp.workdps(40):
+        assert mp.mpf(d["lower"]) <= balle_wang(1, mp.one) <= mp.mpf(d["upper"])
+    assert d["proven"] and d["verified_digits"] == "20" and d["method"].startswith("transform")
+    status, _, err = run(capsys, "delta", "gaussian", "--sigma", "100", "--steps", "10000",
+                         "--eps", "1", "--transform", "--bracket")
+    assert status == 2 and "--transform and --bracket / --width are different methods" in err

@@ -112,6 +112,17 @@ def test_mixed_mechanisms_lie_inside_the_lattice_bracket():
 
 
 @pytest.mark.slow
+def test_a_far_tail_beyond_the_steering_precision_lies_inside_the_lattice_bracket():
+    """sigma 1, q 1e-3, 10^4 steps: ln M_T(c2) is too large to evaluate past c2 ~ 30, so
+    the Chernoff point is steered inside that range (it once ran to the edge, 200, and h
+    fell to 0.005)."""
+    entry = build(gaussian(1), "poisson", "add-remove", q="1e-3")
+    found = refacct.epsilon(entry, "1e-5", steps=10 ** 4, method="transform")
+    bracket = refacct.epsilon(entry, "1e-5", steps=10 ** 4, method="bracket", width="1e-3")
+    assert found.verified_digits >= 20 and contains(bracket, found)
+
+
+@pytest.mark.slow
 def test_opacus_tutorial_epsilon_lies_inside_the_lattice_bracket():
     """The Opacus CIFAR-10 tutorial (sigma 1.1, q 256/50000, 3910 steps), add-remove:
     eps(1e-5) to 20 proven digits, the maximum over both directions."""

@@ -181,14 +181,17 @@ def _value(loss, c: Fraction, eps: Fraction) -> mpmath.mpf:
 
 def _argmin(f, lo: Fraction, hi: Fraction, steps: int = 30) -> Fraction:
     """The minimiser of a convex f on [lo, hi] by ``steps`` golden sections on a log scale
-    (0.618^30 of the range: it steers, it proves nothing)."""
+    (0.618^30 of the range: it steers, it proves nothing).  f is +inf where it is too
+    large to evaluate, which for the functions steered by lies above the minimiser: two
+    infinite values move the search down."""
     with mp.workdps(20):
         a, b = mp.log(mp.mpf(lo.numerator) / lo.denominator), mp.log(
             mp.mpf(hi.numerator) / hi.denominator)
         g = (mp.sqrt(5) - 1) / 2
         for _ in range(steps):
             x1, x2 = b - g * (b - a), a + g * (b - a)
-            if f(_rational(mp.exp(x1))) < f(_rational(mp.exp(x2))):
+            f1, f2 = f(_rational(mp.exp(x1))), f(_rational(mp.exp(x2)))
+            if f1 < f2 or mpmath.isinf(f1) and mpmath.isinf(f2):
                 b = x2
             else:
                 a = x1
