@@ -39,13 +39,15 @@ def epsilon_bracket(loss, delta: Fraction, digits: int, hint: Optional[Grid] = N
     delta < 1, aiming at hi - lo <= 10^-digits hi; ArithmeticError if no grid decides.
     ``hint``: a grid of the same loss tried first (a warm start, kept only when it gives
     that width)."""
+    found = None
     if hint is not None:
-        found, _ = _attempt(hint, delta, hint.plan.eps, digits)
+        found, root = _attempt(hint, delta, hint.plan.eps, digits)
         if found is not None and found[1] - found[0] <= found[1] / 10 ** digits:
             return found[0], found[1], hint
-    eps0 = _saddle_epsilon(loss, delta)
+    # a root the hint decided, if too coarsely, places the grid better than the saddle
+    eps0 = root if found is not None else _saddle_epsilon(loss, delta)
     for _ in range(ROUNDS):
-        _, nodes = delta_enclosure(loss, eps0, digits + 2)
+        _, nodes = delta_enclosure(loss, eps0, digits + 4)
         found, eps0 = _attempt(nodes, delta, eps0, digits)
         if found is not None:
             return found[0], found[1], nodes
