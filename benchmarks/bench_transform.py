@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mpmath import mp  # noqa: E402
 
 import refacct  # noqa: E402
-from bench_brackets import table  # noqa: E402
+from bench_brackets import accuracy, table  # noqa: E402
 from refacct.mechanisms import build, gaussian  # noqa: E402
 
 SETTINGS = [("Opacus CIFAR-10", "1.1", "256/50000", 3910, ["1e-5"]),
@@ -74,14 +74,6 @@ def prv_eps(sigma: str, q: str, steps: int, deltas):
     return out, time.perf_counter() - start
 
 
-def placed(value: float, r) -> str:
-    if r.lower <= value <= r.upper:
-        return "inside"
-    if value < r.lower:
-        return f"{mp.nstr(r.lower - value, 2)} below (unsound)"
-    return f"{mp.nstr(value - r.upper, 2)} above"
-
-
 def peer(run, *args):
     try:
         return run(*args)
@@ -106,11 +98,11 @@ def main(argv=None) -> int:
             row = [name if i == 0 else "", d, mp.nstr(r.value, 14), width,
                    f"{seconds:.2f}" if i == 0 else ""]
             row += (["-", "-", "-"] if dpa is None else
-                    [f"{dpa[0][i]:.10f}", placed(dpa[0][i], r),
+                    [f"{dpa[0][i]:.10f}", accuracy(dpa[0][i], r),
                      f"{dpa[1]:.2f}" if i == 0 else ""])
             row += ([f"{seconds / dpa[1]:.2f}" if dpa and i == 0 else ""])
             row += (["-", "-"] if prv is None else
-                    [f"{prv[0][i]:.10f}", placed(prv[0][i], r)])
+                    [f"{prv[0][i]:.10f}", accuracy(prv[0][i], r)])
             row += [f"{prv[1]:.2f}" if prv and i == 0 else ""]
             rows.append(row)
     print(table(["setting", "delta", "refacct eps", "rel. width", "s", "dp_accounting 1e-5",
