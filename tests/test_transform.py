@@ -20,7 +20,7 @@ from mpmath import mp
 import refacct
 from conftest import balle_wang, mpq
 from refacct import Gaussian, Mixture, Pair
-from refacct.engines.arb import acb, arb, arb_ends, flint
+from refacct.engines.arb import acb, arb, arb_ends, flint, to_arb
 from refacct.engines.transform.inversion import _first_plan, delta_enclosure, enclose
 from refacct.engines.transform.mgf import GaussianShifts, PoissonGaussian
 
@@ -113,6 +113,35 @@ def test_the_transform_agrees_with_plain_quadrature(direction):
                 assert lo - mp.mpf(10) ** -30 <= value <= hi + mp.mpf(10) ** -30
         for t in (1, 10, 100):
             assert loss.decay(arb(3), arb(t)) >= abs(loss.one_step(acb(3, t))).lower()
+
+
+class ShortRange(PoissonGaussian):
+    """The inner quadrature's failure: an integration range of one sigma past the bulk."""
+
+    def _reach(self):
+        return to_arb(self.sigma)
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_the_tail_bound_catches_a_short_inner_range(direction):
+    """M(3 + 7i) at q = 1/2 on a range cut one sigma past the bulk: the integral alone
+    misses the truth (mpmath's quadrature over the whole line, a second method) by far
+    more than the full evaluation's radius, and the tail bound still covers it."""
+    short, full = ShortRange(F(11, 10), F(1, 2), 1, direction), \
+        PoissonGaussian(F(11, 10), F(1, 2), 1, direction)
+    with flint.ctx.workprec(160):
+        cut, whole = short.one_step(acb(3, 7)), full.one_step(acb(3, 7))
+        with mp.workdps(40):
+            s, q, z = mp.mpf(11) / 10, mp.mpf(1) / 2, mp.mpc(3, 7)
+            w = 1 + z if direction == "remove" else -z
+            truth = mp.quad(lambda y: mp.npdf(y, 0, s) * mp.exp(
+                w * mp.log(1 - q + q * mp.exp((2 * y - 1) / (2 * s * s)))),
+                mp.linspace(-30, 40, 200))
+            for part, value in ((cut.real, truth.real), (cut.imag, truth.imag)):
+                lo, hi = arb_ends(part)
+                assert lo - mp.mpf(10) ** -30 <= value <= hi + mp.mpf(10) ** -30
+                # the failure is real: the integral alone (the ball's centre) is off
+                assert abs((lo + hi) / 2 - value) > 10 ** 6 * arb_ends(whole.rad())[1]
 
 
 @pytest.mark.slow

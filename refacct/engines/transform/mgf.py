@@ -107,7 +107,7 @@ class PoissonGaussian:
         s, c = to_arb(self.sigma), z.real
         w = self._w(z)
         norm = 1 / (s * (2 * arb.pi()).sqrt())
-        reach = 2 * arb(flint.ctx.prec).sqrt() * s     # Phi-bar(reach / s) < 2^-prec
+        reach = self._reach()
         a = -reach - 1
         b = (1 + c) + reach + 1 if self.sign > 0 else reach + 1
 
@@ -119,6 +119,12 @@ class PoissonGaussian:
         inner = acb.integral(f, a, b)
         tail = self._tails(a, b, c)
         return inner + acb(arb(0, tail), arb(0, tail))
+
+    def _reach(self) -> "arb":
+        """How far the integration range reaches past the Gaussian factor's centre (and
+        past 1 + c): 2 sqrt(prec) s, where Phi-bar(reach / s) < 2^-prec, so the tails'
+        bounds fall below the rounding (any reach gives a valid ball)."""
+        return 2 * arb(flint.ctx.prec).sqrt() * to_arb(self.sigma)
 
     def _tails(self, a: "arb", b: "arb", c: "arb", slope: bool = False) -> "arb":
         """Bounds on int phi_s |B^w| outside [a, b] (class docstring), or with ``slope``
@@ -169,7 +175,7 @@ class PoissonGaussian:
         s = to_arb(self.sigma)
         power = 1 + c if self.sign > 0 else -c
         norm = 1 / (s * (2 * arb.pi()).sqrt())
-        reach = 2 * arb(flint.ctx.prec).sqrt() * s
+        reach = self._reach()
         a, half = -reach - 1, arb(1) / 2
         b = (2 + c) + reach + 1 if self.sign > 0 else reach + 2
 
