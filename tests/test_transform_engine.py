@@ -60,6 +60,19 @@ def test_lists_of_queries_share_grids_and_keep_their_digits():
             assert r.verified_digits >= 20 and r.lower <= balle_wang(eps, m) <= r.upper
 
 
+def test_a_far_warm_start_still_gives_the_digits_asked():
+    """delta(60) leaves a grid far from eps(1e-6) ~ 19.4 of the same target: the search
+    re-plans at the roots it finds until the bracket is 10 digits narrow (it once returned
+    the first bracket its grids decided, [0, 40]); the closed form lies inside."""
+    pair = Pair(Gaussian(1, 10), Gaussian(0, 10))
+    refacct.delta(pair, 60, steps=1000, method="transform")
+    e = refacct.epsilon(pair, "1e-6", steps=1000, method="transform", digits=10)
+    with mp.workdps(60):
+        m = mp.sqrt(10)
+        assert e.verified_digits >= 10
+        assert balle_wang(e.lower, m) > mp.mpf("1e-6") >= balle_wang(e.upper, m)
+
+
 def test_a_noise_schedule_of_shifts_is_one_shift():
     """300 steps at sigma 10, 100 at sigma 5: m^2 = 3 + 4 = 7."""
     schedule = Pair(Gaussian(1, 10), Gaussian(0, 10)) ** 300 * \

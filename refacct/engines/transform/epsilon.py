@@ -35,24 +35,40 @@ WIDENINGS = 12    # the certifying points move out by 4x each time
 
 def epsilon_bracket(loss, delta: Fraction, digits: int, hint: Optional[Grid] = None
                     ) -> Tuple[Fraction, Fraction, Grid]:
-    """(lo, hi, the last grid): a proven bracket of eps_T(delta) (module docstring) for 0 <
-    delta < 1, aiming at hi - lo <= 10^-digits hi; ArithmeticError if no grid decides.
-    ``hint``: a grid of the same loss tried first (a warm start, kept only when it gives
-    that width)."""
-    found = None
+    """(lo, hi, the grid that decided them): a proven bracket of eps_T(delta) (module
+    docstring) for 0 < delta < 1 with hi - lo <= 10^-digits hi, each grid placed at the
+    root found on the last; after ``ROUNDS`` grids the narrowest bracket decided (its
+    width shows in the result's digits), ArithmeticError if none was.  ``hint``: a grid
+    of the same loss tried first (a warm start)."""
+    best = None
     if hint is not None:
         found, root = _attempt(hint, delta, hint.plan.eps, digits)
-        if found is not None and found[1] - found[0] <= found[1] / 10 ** digits:
+        best = _narrower(best, found, hint)
+        if _narrow(found, digits):
             return found[0], found[1], hint
     # a root the hint decided, if too coarsely, places the grid better than the saddle
-    eps0 = root if found is not None else _saddle_epsilon(loss, delta)
+    eps0 = root if best is not None else _saddle_epsilon(loss, delta)
     for _ in range(ROUNDS):
         _, nodes = delta_enclosure(loss, eps0, digits + 4)
         found, eps0 = _attempt(nodes, delta, eps0, digits)
-        if found is not None:
+        best = _narrower(best, found, nodes)
+        if _narrow(found, digits):
             return found[0], found[1], nodes
-    raise ArithmeticError(f"the transform's enclosures did not decide eps(delta = "
-                          f"{mpmath.nstr(_mpf(delta), 5)}) on {ROUNDS} grids")
+    if best is None:
+        raise ArithmeticError(f"the transform's enclosures did not decide eps(delta = "
+                              f"{mpmath.nstr(_mpf(delta), 5)}) on {ROUNDS} grids")
+    return best
+
+
+def _narrow(found: Optional[Tuple[Fraction, Fraction]], digits: int) -> bool:
+    return found is not None and found[1] - found[0] <= found[1] / 10 ** digits
+
+
+def _narrower(best, found, nodes: Grid):
+    """The narrower of ``best`` (lo, hi, grid) and ``found`` (lo, hi) on ``nodes``."""
+    if found is None or best is not None and best[1] - best[0] <= found[1] - found[0]:
+        return best
+    return found[0], found[1], nodes
 
 
 def _attempt(nodes: Grid, delta: Fraction, eps0: Fraction, digits: int
