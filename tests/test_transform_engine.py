@@ -73,6 +73,18 @@ def test_a_far_warm_start_still_gives_the_digits_asked():
         assert balle_wang(e.lower, m) > mp.mpf("1e-6") >= balle_wang(e.upper, m)
 
 
+def test_a_warm_start_whose_root_lies_beyond_the_sup_is_not_followed():
+    """Add direction, sigma 2, q 1/10, 100 steps: the loss is at most 100 ln(10/9) = 10.54;
+    delta(1) leaves a grid on which the secant for eps(1e-30) runs to 12.7, beyond it,
+    where no contour fits (the next grid's search never ended); the search starts from
+    the saddle instead, and the lattice bracket contains its answer."""
+    add = subsampled(2, F(1, 10)).swap()
+    refacct.delta(add, 1, steps=100, method="transform")
+    found = refacct.epsilon(add, "1e-30", steps=100, method="transform")
+    bracket = refacct.epsilon(add, "1e-30", steps=100, method="bracket", width="1e-3")
+    assert found.verified_digits >= 20 and contains(bracket, found)
+
+
 def test_a_noise_schedule_of_shifts_is_one_shift():
     """300 steps at sigma 10, 100 at sigma 5: m^2 = 3 + 4 = 7."""
     schedule = Pair(Gaussian(1, 10), Gaussian(0, 10)) ** 300 * \

@@ -47,10 +47,12 @@ def epsilon_bracket(loss, delta: Fraction, digits: int, hint: Optional[Grid] = N
         if _narrow(found, digits):
             return found[0], found[1], hint
     # a root the hint decided, if too coarsely, places the grid better than the saddle
-    eps0 = root if best is not None else _saddle_epsilon(loss, delta)
+    eps0 = root if best is not None and _below_sup(loss, root) else \
+        _saddle_epsilon(loss, delta)
     for _ in range(ROUNDS):
         _, nodes = delta_enclosure(loss, eps0, digits + 4)
-        found, eps0 = _attempt(nodes, delta, eps0, digits)
+        found, root = _attempt(nodes, delta, eps0, digits)
+        eps0 = root if _below_sup(loss, root) else eps0
         best = _narrower(best, found, nodes)
         if _narrow(found, digits):
             return found[0], found[1], nodes
@@ -58,6 +60,17 @@ def epsilon_bracket(loss, delta: Fraction, digits: int, hint: Optional[Grid] = N
         raise ArithmeticError(f"the transform's enclosures did not decide eps(delta = "
                               f"{mpmath.nstr(_mpf(delta), 5)}) on {ROUNDS} grids")
     return best
+
+
+def _below_sup(loss, eps: Fraction) -> bool:
+    """Does eps lie below the supremum of a bounded loss (where delta_T > 0, so the root
+    of delta_T = delta > 0 does too)?  A secant on a grid placed far away can run past it,
+    where delta_T = 0 and no grid's enclosure is ever relatively narrow."""
+    top = loss.sup()
+    if top is None:
+        return True
+    with flint.ctx.workprec(128):
+        return bool(to_arb(eps) < top)
 
 
 def _narrow(found: Optional[Tuple[Fraction, Fraction]], digits: int) -> bool:
