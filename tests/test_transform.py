@@ -122,6 +122,25 @@ def test_the_transform_agrees_with_plain_quadrature(direction):
             assert loss.decay(arb(3), arb(t)) >= abs(loss.one_step(acb(3, t))).lower()
 
 
+def test_the_upper_tail_bound_keeps_the_factor_q():
+    """Remove direction, sigma 2, q = 1e-3, M(36.7) (the saddle of delta(1) at T = 10^5)
+    at 80 bits: B <= r E with r about q beyond the range keeps the tail bound near 2^-80
+    of M (with B <= E alone it was q^-37.7 larger, a radius of 1.05 on M = 1.0002), and
+    the ball contains mpmath's quadrature over the whole line (a second method)."""
+    loss = PoissonGaussian(F(2), F(1, 1000), 1, "remove")
+    c = F(367, 10)
+    with flint.ctx.workprec(80):
+        got = loss.one_step(acb(to_arb(c)))
+        assert got.rad() < arb(10) ** -15
+    with mp.workdps(30):
+        s, q = mp.mpf(2), mp.mpf(1) / 1000
+        other = mp.quad(lambda y: mp.npdf(y, 0, s) * mp.exp(
+            (1 + mpq(c)) * mp.log(1 - q + q * mp.exp((2 * y - 1) / (2 * s * s)))),
+            mp.linspace(-40, 160, 200))
+        lo, hi = arb_ends(got.real)
+        assert lo - mp.mpf(10) ** -20 <= other <= hi + mp.mpf(10) ** -20
+
+
 class ShortRange(PoissonGaussian):
     """The inner quadrature's failure: an integration range of one sigma past the bulk."""
 

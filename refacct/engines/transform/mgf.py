@@ -60,8 +60,11 @@ class PoissonGaussian:
     [a, b] and tails bounded in closed form:
 
     * remove, Re w = 1 + c > 0: for y <= a < 0, B <= 1, so the tail is at most
-      Phi-bar(-a / s); for y >= b >= 1/2, B <= E, and phi_s(y) E^(1 + c) integrates to
-      e^{((1 + c)^2 - (1 + c)) / (2 s^2)} Phi-bar((b - 1 - c) / s);
+      Phi-bar(-a / s); for y >= b >= 1/2, B / E = (1 - q) / E + q decreases in y, so
+      B <= r E with r = (1 - q) / E(b) + q (about q: without it the bound is q^-(1 + c)
+      too large, and at large c exceeds M itself), and phi_s(y) E^(1 + c) integrates to
+      e^{((1 + c)^2 - (1 + c)) / (2 s^2)} Phi-bar((b - 1 - c) / s): the tail is at most
+      r^(1 + c) times that;
     * add, Re w = -c < 0: B >= 1 - q, so both tails are at most (1 - q)^-c times the
       Gaussian's.
 
@@ -129,13 +132,15 @@ class PoissonGaussian:
     def _tails(self, a: "arb", b: "arb", c: "arb", slope: bool = False) -> "arb":
         """Bounds on int phi_s |B^w| outside [a, b] (class docstring), or with ``slope``
         on int phi_s |B^w| |ln B| (``lipschitz``): |ln B| <= -ln(1 - q) below 1/2, and
-        ln B <= ln E <= E above it, one more power of E."""
+        ln B <= ln E <= E above it, one more power of E (B^(1 + c) <= r^(1 + c) E^(1 + c)
+        as in the class docstring)."""
         s, q = to_arb(self.sigma), to_arb(self.q)
         root2 = arb(2).sqrt()
         below = (-a / (s * root2)).erfc() / 2 * (-(1 - q).log() if slope else 1)
         if self.sign > 0:
             alpha = 1 + c + (1 if slope else 0)
-            above = ((alpha * alpha - alpha) / (2 * s * s)).exp() * \
+            r = (1 - q) / ((2 * b - 1) * self._inverse()).exp() + q
+            above = r ** (1 + c) * ((alpha * alpha - alpha) / (2 * s * s)).exp() * \
                 ((b - alpha) / (s * root2)).erfc() / 2
             return below + above
         shift = 1 if slope else 0
