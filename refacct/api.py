@@ -95,9 +95,18 @@ def hockey_stick(x, alpha: object = None, *, eps: object = None, steps: int = 1,
     return _answer("alpha", x, alpha, steps, digits, method, None, time_limit)
 
 
-def route(x, steps: int = 1, method: str = "auto") -> routing.Route:
+def route(x, steps: int = 1, method: str = "auto", width: object = None) -> routing.Route:
     """What answers ``x`` run ``steps`` times by ``method``: the target, the engine and why
-    (``refacct.routing.Route``); InputError for a method ``x`` has not."""
+    (``refacct.routing.Route``); InputError for a method ``x`` has not.  A ``width`` asks
+    for a proven bracket where ``"auto"`` would give the transform (whose enclosures have
+    no width to set: they are as narrow as the digits asked)."""
+    way = _route(x, steps, method)
+    if width is not None and method == "auto" and way.engine is routing.ENGINES["transform"]:
+        return _route(x, steps, "bracket")
+    return way
+
+
+def _route(x, steps: int, method: str) -> routing.Route:
     if method not in routing.ENGINES:
         raise InputError(f"method must be one of {', '.join(routing.ENGINES)}, got "
                          f"{method!r}")
@@ -153,7 +162,7 @@ def _more_steps(x, T: int):
 
 def _answer(kind: str, x, values, steps, digits, method, width, time_limit):
     many = is_many(values)
-    way = route(x, steps, method)
+    way = route(x, steps, method, width)
     request = _request(way, kind, list(values) if many else [values], digits, width)
     with progress.deadline(time_limit):
         results = _run(way, request)

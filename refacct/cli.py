@@ -282,7 +282,7 @@ def _route(args):
     x, steps = _target(args)
     method = ("certified" if args.certified else "transform" if args.transform
               else "bracket" if args.bracket else "exact" if args.exact_shuffle else "auto")
-    return api.route(x, steps, method)
+    return api.route(x, steps, method, args.width)
 
 
 def _target(args):

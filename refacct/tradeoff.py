@@ -47,6 +47,7 @@ from .exact import many as is_many, positive, rational
 from .mechanisms import Dominated, Shuffled
 from .pairs import Composition, Pair, PublicMixture
 from .result import TradeoffResult, exact_rational, midpoint_radius, time_limited
+from .transform import TRANSFORM
 
 __all__ = ["beta", "alpha_parameter", "DEFAULT_WIDTH"]
 
@@ -102,8 +103,12 @@ class _Profile:
         else:
             raise InputTypeError(f"expected a pair, composition, public mixture or catalogue "
                                  f"entry, got {type(x).__name__}")
-        self.steps, self.method = steps, method
         way = api.route(x, steps, method)
+        if method == "auto" and way.engine is TRANSFORM:
+            # the bisection asks delta at eps spread over the curve: one lattice serves
+            # them all, the transform places a grid near each
+            method, way = "bracket", api.route(x, steps, "bracket")
+        self.steps, self.method = steps, method
         self.reason = way.reason
         self.options = {"width": width} if way.bracket else {"digits": 15}
         self.known: Dict[Tuple[str, Fraction], object] = {}

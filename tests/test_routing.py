@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from refacct import Discrete, Gaussian, Mixture, Pair, api, mechanisms, routing
+from refacct.transform import TRANSFORM
 
 
 def maker(family, sampling, relation="add-remove", **options):
@@ -29,7 +30,7 @@ def test_the_documented_limits():
     (POISSON, 3, 4),                       # continuous: quadrature up to 3 steps
     (maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20", max_batch=6), 3, 1000),
     (maker("gaussian", "poisson", sigma=1, q="1/10", group=2), 3, 4),
-    (maker("gaussian", "wor", relation="add", sigma=1, n=10, batch=1), 3, 10 ** 5),
+    (maker("gaussian", "wor", relation="add", sigma=1, n=10, batch=1), 3, 99),
 ])
 def test_self_compositions_bracket_the_one_step_entry(make, standard, bracketed):
     """Beyond the limit the brackets get the 1-step entry and T (the T-step entry is never
@@ -39,6 +40,52 @@ def test_self_compositions_bracket_the_one_step_entry(make, standard, bracketed)
     high = routing.route_entry(make, bracketed)
     assert high.bracket and high.steps == bracketed and high.target == make(1)
     assert f"composed {bracketed} >" in high.reason
+
+
+@pytest.mark.parametrize("make, below", [
+    (POISSON, 9999),                                              # T q = 10 at 10^4
+    (maker("gaussian", "poisson", sigma=2, q="1/10", relation="zero-out"), 99),
+    (maker("gaussian", "wor", relation="remove", sigma=1, n=10, batch=1), 99),
+])
+def test_many_uses_go_to_the_transform(make, below):
+    """A self-composition the transform takes, whose record is used in at least 10 steps
+    in expectation (T q = 10 from T = 10 / q on), gets the transform on the T-step entry;
+    one step fewer, the bracket."""
+    at = below + 1
+    route = routing.route_entry(make, at)
+    assert route.engine is TRANSFORM and route.steps == 1 and route.target == make(at)
+    assert "the record used in >= 10 steps" in route.reason
+    assert routing.route_entry(make, below).bracket
+    assert routing.route_entry(make, at, force=True).bracket
+
+
+def test_small_sampling_rates_stay_with_the_brackets():
+    """q = 1e-3 is the smallest rate the transform gets: q = 1e-4 at T = 10^5 (the record
+    used 10 times in expectation) is bracketed."""
+    assert routing.route_entry(POISSON, 10 ** 5).engine is TRANSFORM
+    small = maker("gaussian", "poisson", sigma=1, q="1e-4")
+    assert routing.route_entry(small, 10 ** 5).bracket
+
+
+def test_a_width_asks_for_the_bracket_where_auto_gives_the_transform():
+    """sigma 1, q 1/10, 100 steps: auto gives the transform's digits; with width= the
+    proven bracket of that width (the two methods share nothing), which contains them."""
+    make = maker("gaussian", "poisson", sigma=1, q="1/10")
+    entry = make(1)
+    digits = api.epsilon(entry, "1e-5", steps=100)
+    bracket = api.epsilon(entry, "1e-5", steps=100, width="1/1000")
+    assert digits.engine == "transform" and digits.verified_digits >= 20
+    assert bracket.engine == "proven-bracket" and bracket.upper - bracket.lower <= 1e-3
+    assert bracket.lower <= digits.lower and digits.upper <= bracket.upper
+
+
+def test_the_transform_takes_no_other_family():
+    """Laplace and randomized response under Poisson sampling, and the truncated-Poisson
+    Gaussian (a public mixture), stay with the brackets however many uses."""
+    for make in (maker("laplace", "poisson", scale=1, q="1/10"),
+                 maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20",
+                       max_batch=6)):
+        assert routing.route_entry(make, 1000).bracket
 
 
 def test_force_brackets_at_any_number_of_steps():
@@ -83,10 +130,13 @@ def test_mixed_terms_are_bracketed_as_they_are_or_refused():
 
 
 def test_more_than_max_steps_is_refused():
-    """Brackets stop at 10^5 compositions; the Gaussian shift's closed form goes on to
-    10^6 (one evaluation at any count), and nothing beyond."""
+    """Brackets stop at 10^5 compositions; the Gaussian shift's closed form and the
+    transform go on to 10^6, and nothing beyond."""
     with pytest.raises(ValueError, match="steps must be <= 100000"):
-        routing.route_entry(POISSON, 10 ** 5 + 1)
+        routing.route_entry(maker("gaussian", "poisson", sigma=1, q="1e-5"), 10 ** 5 + 1)
+    assert routing.route_entry(POISSON, 10 ** 6).engine is TRANSFORM
+    with pytest.raises(ValueError, match="got 1000001 compositions"):
+        routing.route_entry(POISSON, 10 ** 6 + 1)
     shift = Pair(Gaussian(0, 1), Gaussian(1, 1))
     assert not routing.route_pair(shift ** 200000).bracket
     with pytest.raises(ValueError, match="got 1000001 compositions"):
@@ -100,6 +150,10 @@ def test_pairs_are_routed_by_their_factor_count():
     poisson = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
     assert not routing.route_pair(poisson ** 2 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
     assert routing.route_pair(poisson ** 3 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
+    # uses count the subsampled steps only: T q = 10 at 100 steps of q = 1/10
+    assert routing.route_pair(poisson ** 99 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
+    assert routing.route_pair(poisson ** 100 * Pair(Gaussian(0, 2), Gaussian(1, 2))).engine \
+        is TRANSFORM
     # Gaussian shifts alone: one shift in closed form, whatever the count
     assert not routing.route_pair(gauss ** 3 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
     assert not routing.route_pair(TERNARY ** 10 ** 4).bracket

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence
 
 from .. import api
+from ..transform import TRANSFORM
 from .cases import case_from_json, catalogue_path, read_catalogue
 
 __all__ = ["EPSILONS", "DELTAS", "TRADEOFF_QUERIES", "generate", "merge", "main"]
@@ -61,11 +62,14 @@ def _times(c: str, n: int) -> str:
 
 def _case(name: str, mechanism: Dict, sampling: Dict, relation: str, steps: int, *,
           note: str, group: int = 1, form: str = "default", segments: Sequence[Dict] = (),
-          calibrate: Sequence[str] = (), errors: Sequence[str] = ()) -> Dict:
+          calibrate: Sequence[str] = (), errors: Sequence[str] = (),
+          curve: bool = False) -> Dict:
     """A case definition; a proven bracket (``refacct.routing``) gets 6 digits and is
-    marked slow, the standard engines get 20 digits.  ``calibrate``: advantages whose
-    smallest sigma the case asks; ``errors``: type II errors at ``ERROR_ALPHA`` whose
-    smallest sigma it asks (trade-off cases)."""
+    marked slow, the standard engines and the transform get 20 digits.  ``calibrate``:
+    advantages whose smallest sigma the case asks; ``errors``: type II errors at
+    ``ERROR_ALPHA`` whose smallest sigma it asks; ``curve``: the case asks the trade-off
+    curve, whose profile is a proven bracket where the transform would answer
+    (``refacct.tradeoff``)."""
     obj = {"name": name.replace("/", "_"), "source": SOURCE, "note": note, "mechanism": mechanism,
            "sampling": sampling, "relation": relation, "steps": steps, "group": group,
            "digits": 20, "slow": False, "queries": []}
@@ -77,7 +81,8 @@ def _case(name: str, mechanism: Dict, sampling: Dict, relation: str, steps: int,
         obj["form"] = form
     if segments:
         obj["segments"] = list(segments)
-    bracket = api.route(*case_from_json(obj).composed()).bracket
+    way = api.route(*case_from_json(obj).composed())
+    bracket = way.bracket or curve and way.engine is TRANSFORM
     obj.update(digits=6 if bracket else 20, slow=bracket)
     return obj
 
@@ -209,7 +214,7 @@ def _tradeoffs() -> Iterator[Dict]:
     for sigma, steps in (("1", 1), ("2", 1), ("10", 100)):
         first = steps == 1 and sigma == "1"
         yield _case(f"tradeoff-gauss-none-s{sigma}-T{steps}", _gaussian(sigma), _NONE,
-                    "add-remove", steps, note="trade-off curve: Gaussian, G_mu",
+                    "add-remove", steps, curve=True, note="trade-off curve: Gaussian, G_mu",
                     calibrate=("1/10", "1/100") if first else (),
                     errors=("1/4", "1/2") if first else ())
     for sigma, q, steps, targets in (("1", "1/10", 1, ("1/20", "1/100")),
@@ -217,19 +222,21 @@ def _tradeoffs() -> Iterator[Dict]:
                                      ("1", "1e-2", 100, ()), ("2", "1e-2", 1000, ())):
         yield _case(f"tradeoff-gauss-poisson-s{sigma}-q{q}-T{steps}", _gaussian(sigma),
                     _poisson(q), "add-remove", steps, calibrate=targets,
-                    note="trade-off curve: DP-SGD (Poisson-subsampled Gaussian)")
+                    curve=True, note="trade-off curve: DP-SGD (Poisson-subsampled Gaussian)")
     for b, steps in (("1", 1), ("2", 2)):
         yield _case(f"tradeoff-laplace-none-b{b}-T{steps}", {"family": "laplace", "scale": b},
-                    _NONE, "add-remove", steps, note="trade-off curve: Laplace")
+                    _NONE, "add-remove", steps, curve=True, note="trade-off curve: Laplace")
     yield _case("tradeoff-laplace-poisson-b1-q1_10-T1", {"family": "laplace", "scale": "1"},
-                _poisson("1/10"), "add-remove", 1, note="trade-off curve: Poisson Laplace")
+                _poisson("1/10"), "add-remove", 1, curve=True,
+                note="trade-off curve: Poisson Laplace")
     yield _case("tradeoff-form-repeated-gauss-poisson-s1-q1e-2-T2", _gaussian("1"),
                 _poisson("1e-2"), "add-remove", 2, form="repeated",
-                note="trade-off curve, one call per step")
+                curve=True, note="trade-off curve, one call per step")
     yield _case("tradeoff-hetero-poisson-s1q1e-2x1-s2q1_10x1", _gaussian("1"), _poisson("1e-2"),
                 "add-remove", 1, segments=[{"mechanism": _gaussian("2"),
                                             "sampling": _poisson("1/10"), "steps": 1}],
-                form="heterogeneous", note="trade-off curve of two different DP-SGD steps")
+                form="heterogeneous", curve=True,
+                note="trade-off curve of two different DP-SGD steps")
 
 
 GROUPS = (_unsampled_gaussians, _deterministic, _poisson_gaussians, _laplace,

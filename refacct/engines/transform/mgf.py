@@ -46,6 +46,10 @@ class GaussianShifts:
     def sup(self) -> Optional["arb"]:
         return arb(0) if self.m2 == 0 else None
 
+    def uses(self) -> Fraction:
+        """Subsampled uses of the record (``Product.uses``): none."""
+        return Fraction(0)
+
 
 class PoissonGaussian:
     """The loss of ``steps`` Poisson-subsampled Gaussian steps: P = (1 - q) N(0, s^2) +
@@ -149,6 +153,10 @@ class PoissonGaussian:
     def log_mgf(self, z: "acb") -> "acb":
         return self.steps * self.one_step(z).log()
 
+    def uses(self) -> Fraction:
+        """The expected number of the T steps that use the record, T q."""
+        return self.steps * self.q
+
     def sup(self) -> Optional["arb"]:
         """Remove: p / q = B is unbounded; add: q / p = 1 / B <= 1 / (1 - q), T steps."""
         return None if self.sign > 0 else -self.steps * (1 - to_arb(self.q)).log()
@@ -236,6 +244,19 @@ class Product:
         for f in self.factors:
             bound *= f.decay(c, t, drop * getattr(f, "steps", 0) / steps)
         return bound
+
+    def uses(self) -> Fraction:
+        """The expected number of steps that use the record, sum_i T_i q_i over the
+        subsampled factors: the count of compositions that shapes the loss's law (with few
+        uses it is nearly a lattice of few active steps, whose transform decays slowly)."""
+        return sum((f.uses() for f in self.factors), Fraction(0))
+
+    def least_rate(self) -> Fraction:
+        """The smallest sampling rate q of the subsampled factors (1 without any): one
+        step's |M(c + is)| falls below M(c) only by about (q s)^2, so the decay bound's
+        scan runs to s ~ 1 / q and its cost grows as 1 / q."""
+        return min((f.q for f in self.factors if isinstance(f, PoissonGaussian)),
+                   default=Fraction(1))
 
     def sup(self) -> Optional["arb"]:
         total = arb(0)
