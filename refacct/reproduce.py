@@ -8,8 +8,8 @@ later issues add rows by appending to the list.
 The rows cover the four papers (001 App. B.1, Sec. 5, Sec. 6 Table 1, Sec. 7; 002 Prop. 3.1
 and eq. (7); 003 Sec. 4; 004 Sec. 3.1 and 3.4), all through the catalogue builders of
 ``refacct.mechanisms``: continuous compositions at k <= 2, and 001 Table 1 (T = 10^4) by
-proven brackets, one composition for its four rows (about 6 s on two cores), so that the
-command takes seconds.  A claim printed without a number ("these curves cross", "improves over Lemma
+the transform engine, one grid per direction for its four rows (about 9 s at 20 digits on
+two cores), so that the command takes seconds.  A claim printed without a number ("these curves cross", "improves over Lemma
 1.1", "q = B/n") is instantiated at stated parameters as a ``Derived`` number: the
 difference of two verified curves (reading ``above``), or an exact rational.
 
@@ -314,32 +314,34 @@ _003_NOTE = ("Gaussian sum, σ = 1, Poisson q = 1/100, one step, add-remove, ε 
              "refacct's own example-level curve minus the tight group curve of 003 Thm 3.1.")
 
 
-# 001 Sec. 6 (Table 1): large T, by proven brackets
+# 001 Sec. 6 (Table 1): large T, by the transform engine
 _TABLE1_DELTAS = ("1e-7", "1e-6", "1e-5", "1e-4")
 
 
-@lru_cache(maxsize=1)
-def _table1() -> tuple:
-    """Proven eps brackets for the four deltas of 001 Table 1's Poisson column, from one
-    composition per direction (``refacct.brackets``, both directions side by side)."""
+@lru_cache(maxsize=2)
+def _table1(digits: int) -> tuple:
+    """Proven eps enclosures for the four deltas of 001 Table 1's Poisson column
+    (``refacct.transform``: one grid per direction serves the four deltas)."""
     entry = mechanisms.build(mechanisms.gaussian("0.8"), "poisson", "add-remove", q="1e-3")
-    return tuple(epsilon(entry, list(_TABLE1_DELTAS), steps=10000, method="bracket"))
+    return tuple(epsilon(entry, list(_TABLE1_DELTAS), steps=10000, digits=digits,
+                         method="transform"))
 
 
 def _table1_row(i: int, printed: str) -> "Reproduction":
     def compute(digits: int) -> EpsilonResult:
-        return _table1()[i]
+        return _table1(digits)[i]
     return Reproduction(
         "001", "Sec. 6 (Table 1)",
         f"ε(δ = {_TABLE1_DELTAS[i]}), Poisson, σ = 0.8, q = 1e-3, T = 10,000, add-remove",
         f"{printed}", printed, "rounded", compute, f"10^{{-{7 - i}}}\t{printed}\t",
-        expect="no", note=_TABLE1_NOTE, max_digits=4)
+        expect="no", note=_TABLE1_NOTE)
 
 
-_TABLE1_NOTE = ("A proven bracket (lattice brackets, width <= 0.01, maximum over add and "
-                "remove). The printed value lies above the proven upper end, by more than "
-                "its rounding: a valid upper bound but not the tight ε (001 Sec. 6 credits "
-                "Opacus's PLD accountant; docs/brackets.md).")
+_TABLE1_NOTE = ("Proven digits by the transform engine (the privacy loss's moment generating "
+                "function inverted with every error term bounded; maximum over add and "
+                "remove). The printed value lies above the truth by more than its rounding: "
+                "a valid upper bound but not the tight ε (001 Sec. 6 credits Opacus's PLD "
+                "accountant; docs/brackets.md).")
 
 
 # 004: q_trunc and the extremes of truncation, exact rationals
