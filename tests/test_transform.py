@@ -56,6 +56,25 @@ def test_tiny_delta_keeps_its_relative_digits():
         assert lo <= value <= hi and hi - lo <= mp.mpf(10) ** -20 * lo
 
 
+def test_a_decay_bound_aimed_too_high_is_aimed_lower():
+    """sigma 1, q 1e-3, 10^4 steps, remove, delta(2) ~ 1.9e-16, from a plan whose decay
+    bound aims at e^-1 M_T(c): its truncation bound is 3e6 times delta, which doubling the
+    range (the bound falls as 1 / N) would take ~80 rounds to make up; the refinement aims
+    the scan lower instead, keeps the range, and its 20 digits lie inside the lattice
+    bracket (a second method)."""
+    loss = PoissonGaussian(F(1), F(1, 1000), 10 ** 4, "remove")
+    plan = replace(_first_plan(loss, F(2), 20), drop=F(-1))
+    found, nodes = delta_enclosure(loss, F(2), 20, plan)
+    assert nodes.plan.n == plan.n and nodes.plan.drop < -40
+    pair = Pair(Mixture([("999/1000", Gaussian(0, 1)), ("1/1000", Gaussian(1, 1))]),
+                Gaussian(0, 1))
+    bracket = refacct.delta(pair, 2, steps=10 ** 4, method="bracket")
+    with mp.workdps(60):
+        lo, hi = ends(found)
+        assert bracket.lower <= lo and hi <= bracket.upper
+        assert hi - lo <= mp.mpf(10) ** -20 * lo
+
+
 def _misses(found, value) -> bool:
     """Does the trapezoidal sum alone, with its rounding radius, miss the truth?"""
     with flint.ctx.workprec(found.prec):

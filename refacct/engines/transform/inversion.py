@@ -148,22 +148,33 @@ def delta_enclosure(loss, eps: Fraction, digits: int,
         found = on_grid(nodes, eps)
         if found.narrow(digits):
             break
-        plan = _refined(plan, found, digits, loss, eps)
+        plan = _refined(nodes, found, digits, loss, eps)
     return found, nodes
 
 
-def _refined(plan: Plan, found: Enclosure, digits: int, loss, eps: Fraction) -> Plan:
-    """The next plan: halve h while an aliasing bound exceeds a quarter of the tolerance,
-    double the range while the truncation does, else double the precision."""
+def _refined(nodes: Grid, found: Enclosure, digits: int, loss, eps: Fraction) -> Plan:
+    """The next plan: halve h while an aliasing bound exceeds a quarter of the tolerance;
+    while the truncation does, aim the decay bound lower by the excess and a digit (when
+    it met its aim, e^drop M_T(c), within a factor 2: the plan's first aim is set by the
+    integrand's peak, far above delta when delta_T(eps) is much smaller than the saddle
+    suggests), else double the range; else double the precision."""
+    plan = nodes.plan
     with flint.ctx.workprec(plan.prec):
         scale = max(found.total.lower(), arb(0))
         budget = arb(10) ** (-digits) * scale / 4
         aliased = found.below > budget or found.above > budget
         truncated = found.truncation > budget
+        if truncated and budget > 0:
+            aim = (to_arb(plan.drop) + nodes.logs[0].real).exp()
+            excess = (found.truncation / budget).log() + arb(10).log()
+            met = bool(nodes.decay <= 2 * aim) and excess.is_finite()
     if aliased:
         return replace(plan, h=plan.h / 2, n=2 * plan.n,
                        c2=_chernoff_point(loss, eps, plan.c, plan.h / 2))
     if truncated:
+        if budget > 0 and met:
+            lower = Fraction(int(excess.upper().ceil().unique_fmpz()))
+            return replace(plan, drop=plan.drop - lower)
         return replace(plan, n=2 * plan.n)
     return replace(plan, prec=2 * plan.prec)
 
