@@ -21,10 +21,10 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   used in at least ``TRANSFORM_MIN_USES`` = 10 steps in expectation (sum_i T_i q_i,
   ``engines.transform.mgf.Product.uses``: with fewer uses the loss is nearly a lattice
   of few active steps, its transform decays slowly in t, and the bracket is faster) and
-  every sampling rate is at least ``TRANSFORM_MIN_RATE`` = 10^-3 (``Product.least_rate``:
-  the proven decay bound's cost grows as 1 / q; at sigma 1, q 1e-4, T 10^5, 20 digits of
-  eps(1e-5) take 50 s and delta(1/2) ~ 1e-16 did not end in 5 minutes, where the bracket
-  takes seconds); else a proven bracket;
+  every sampling rate is at least ``TRANSFORM_MIN_RATE`` = 10^-4 (``Product.least_rate``:
+  the proven decay bound's cost grows as 1 / q; at sigma 1, q 1e-4, T 10^5 the 20 digits
+  of delta(1/10), delta(1/2) ~ 1e-16, eps(1e-10) and eps(1e-5) take 35 to 90 s each,
+  where the bracket gives 2 digits in 3 to 40 s); else a proven bracket;
 * never a bracket of more than ``MAX_STEPS`` = 10^5 compositions (the brackets' range),
   never more than ``CLOSED_MAX_STEPS`` compositions at all.
 
@@ -73,7 +73,7 @@ QUADRATURE_MAX_STEPS = 3
 EXACT_MAX_STEPS = 10 ** 4
 MAX_MIXED_STEPS = 7
 TRANSFORM_MIN_USES = 10
-TRANSFORM_MIN_RATE = Fraction(1, 1000)
+TRANSFORM_MIN_RATE = Fraction(1, 10 ** 4)
 STANDARD = "standard engines"
 SHUFFLED = "002's lower bounds"
 

@@ -60,11 +60,13 @@ def test_many_uses_go_to_the_transform(make, below):
 
 
 def test_small_sampling_rates_stay_with_the_brackets():
-    """q = 1e-3 is the smallest rate the transform gets: q = 1e-4 at T = 10^5 (the record
-    used 10 times in expectation) is bracketed."""
-    assert routing.route_entry(POISSON, 10 ** 5).engine is TRANSFORM
-    small = maker("gaussian", "poisson", sigma=1, q="1e-4")
-    assert routing.route_entry(small, 10 ** 5).bracket
+    """q = 1e-4 is the smallest rate the transform gets: at T = 10^5 (the record used 10
+    times in expectation) it takes q = 1e-4; q = 1e-5 at T = 10^6 (10 uses too) is left to
+    the brackets, which stop at 10^5 steps."""
+    assert routing.route_entry(maker("gaussian", "poisson", sigma=1, q="1e-4"),
+                               10 ** 5).engine is TRANSFORM
+    with pytest.raises(ValueError, match="steps must be <= 100000"):
+        routing.route_entry(maker("gaussian", "poisson", sigma=1, q="1e-5"), 10 ** 6)
 
 
 def test_a_width_asks_for_the_bracket_where_auto_gives_the_transform():
