@@ -155,9 +155,10 @@ def delta_enclosure(loss, eps: Fraction, digits: int,
 def _refined(nodes: Grid, found: Enclosure, digits: int, loss, eps: Fraction) -> Plan:
     """The next plan: halve h while an aliasing bound exceeds a quarter of the tolerance;
     while the truncation does, aim the decay bound lower by the excess and a digit (when
-    it met its aim, e^drop M_T(c), within a factor 2: the plan's first aim is set by the
-    integrand's peak, far above delta when delta_T(eps) is much smaller than the saddle
-    suggests), else double the range; else double the precision."""
+    it sits at its aim, e^drop M_T(c), within a factor 2 either way: the plan's first aim
+    is set by the integrand's peak, far above delta when delta_T(eps) is much smaller than
+    the saddle suggests; a bound far below its aim does not follow it, as the closed form
+    of Gaussian shifts), else double the range; else double the precision."""
     plan = nodes.plan
     with flint.ctx.workprec(plan.prec):
         scale = max(found.total.lower(), arb(0))
@@ -167,7 +168,7 @@ def _refined(nodes: Grid, found: Enclosure, digits: int, loss, eps: Fraction) ->
         if truncated and budget > 0:
             aim = (to_arb(plan.drop) + nodes.logs[0].real).exp()
             excess = (found.truncation / budget).log() + arb(10).log()
-            met = bool(nodes.decay <= 2 * aim) and excess.is_finite()
+            met = bool(aim / 2 <= nodes.decay <= 2 * aim) and excess.is_finite()
     if aliased:
         return replace(plan, h=plan.h / 2, n=2 * plan.n,
                        c2=_chernoff_point(loss, eps, plan.c, plan.h / 2))
