@@ -17,8 +17,9 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   products of Gaussian shifts (the Gaussian mechanism without sampling) are one Gaussian
   shift in closed form (``engines.quadrature.shift``) up to ``CLOSED_MAX_STEPS``;
 * beyond those, the transform engine (``refacct.transform``: proven digits) where it
-  takes every term (Gaussian shifts and Poisson-subsampled Gaussians), the record is
-  used in at least ``TRANSFORM_MIN_USES`` = 10 steps in expectation (sum_i T_i q_i,
+  takes every term (Gaussian shifts and Poisson-subsampled Gaussians, groups included),
+  the record (or group) is used in at least ``TRANSFORM_MIN_USES`` = 10 steps in
+  expectation (sum_i T_i q_i, a group of g counting 1 - (1 - q)^g for q,
   ``engines.transform.mgf.Product.uses``: with fewer uses the loss is nearly a lattice
   of few active steps, its transform decays slowly in t, and the bracket is faster) and
   every sampling rate is at least ``TRANSFORM_MIN_RATE`` = 10^-4 (``Product.least_rate``:

@@ -46,11 +46,13 @@ def test_self_compositions_bracket_the_one_step_entry(make, standard, bracketed)
     (POISSON, 9999),                                              # T q = 10 at 10^4
     (maker("gaussian", "poisson", sigma=2, q="1/10", relation="zero-out"), 99),
     (maker("gaussian", "wor", relation="remove", sigma=1, n=10, batch=1), 99),
+    (maker("gaussian", "poisson", sigma=1, q="1/10", group=2), 52),   # 1 - (9/10)^2 = 0.19
 ])
 def test_many_uses_go_to_the_transform(make, below):
-    """A self-composition the transform takes, whose record is used in at least 10 steps
-    in expectation (T q = 10 from T = 10 / q on), gets the transform on the T-step entry;
-    one step fewer, the bracket."""
+    """A self-composition the transform takes, whose record (or group) is used in at
+    least 10 steps in expectation (T q = 10 from T = 10 / q on; a group of 2 is used with
+    chance 1 - (1 - q)^2), gets the transform on the T-step entry; one step fewer, the
+    bracket."""
     at = below + 1
     route = routing.route_entry(make, at)
     assert route.engine is TRANSFORM and route.steps == 1 and route.target == make(at)

@@ -22,7 +22,8 @@ from conftest import balle_wang, mpq
 from refacct import Gaussian, Mixture, Pair
 from refacct.engines.arb import acb, arb, arb_ends, flint, to_arb
 from refacct.engines.transform.inversion import _first_plan, delta_enclosure, enclose
-from refacct.engines.transform.mgf import GaussianShifts, PoissonGaussian
+from refacct.engines.transform.mgf import (GaussianShifts, PoissonGaussian, SubsampledGaussian,
+                                           loss_of)
 
 
 def truth(m2: F, eps) -> mp.mpf:
@@ -197,6 +198,83 @@ def test_dpsgd_scale_digits_lie_inside_the_lattice_bracket(direction):
     pair = Pair(mixed, Gaussian(0, sigma))
     pair = pair if direction == "remove" else pair.swap()
     bracket = refacct.delta(pair, 2, steps=T, method="bracket", width="1e-4")
+    with mp.workdps(60):
+        lo, hi = ends(found)
+        assert hi - lo <= mp.mpf(10) ** -20 * lo
+        assert bracket.lower <= lo and hi <= bracket.upper
+
+
+# --- groups: a Gaussian mixture on a lattice against its first component --------------------
+
+def binomial(K: int, q: F):
+    return [F(__import__("math").comb(K, j)) * q ** j * (1 - q) ** (K - j) for j in range(K + 1)]
+
+
+def lattice_quadrature(means, weights, s, z, direction) -> mp.mpc:
+    """M(z) of the pair sum_j w_j N(m_j, s^2) against N(m_0, s^2) (remove: E_Q[(p/q)^(1 + z)];
+    add: the reverse, E_P[(p/q)^-z] with P the Gaussian) from the densities themselves, by
+    mpmath's quadrature over the whole line (a second method)."""
+    with mp.workdps(40):
+        w = 1 + z if direction == "remove" else -z
+        lo, hi = mpq(min(means) - 30 * s), mpq(max(means) * 8 + 40 * s)
+
+        def f(y):
+            mixed = sum(mpq(a) * mp.npdf(y, mpq(m), mpq(s)) for a, m in zip(weights, means))
+            alone = mp.npdf(y, mpq(means[0]), mpq(s))
+            return alone * mp.exp(w * mp.log(mixed / alone))
+        return mp.quad(f, mp.linspace(lo, hi, 150))
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_a_group_transform_agrees_with_plain_quadrature(direction):
+    """A group of 3 sampled at q = 1/3 (binomial weights, 003 Thm 3.1), sigma 11/10: M(3 +
+    7i) against quadrature of the pair's densities, and the decay bound, from the
+    variation of G and the Lipschitz bound, above |M(3 + it)|."""
+    weights = binomial(3, F(1, 3))
+    loss = SubsampledGaussian(F(11, 10), weights, 1, direction)
+    with flint.ctx.workprec(160):
+        got = loss.one_step(acb(3, 7))
+        with mp.workdps(40):
+            other = lattice_quadrature([0, 1, 2, 3], weights, F(11, 10), mp.mpc(3, 7),
+                                       direction)
+            for part, value in ((got.real, other.real), (got.imag, other.imag)):
+                lo, hi = arb_ends(part)
+                assert lo - mp.mpf(10) ** -30 <= value <= hi + mp.mpf(10) ** -30
+        for t in (1, 10, 100):
+            assert loss.decay(arb(3), arb(t)) >= abs(loss.one_step(acb(3, t))).lower()
+        slope = loss.lipschitz(arb(3))
+        near = loss.one_step(acb(3, to_arb(F(3, 2)))) - loss.one_step(acb(3, 1))
+        assert slope >= 2 * abs(near).lower()
+
+
+def test_a_lattice_with_gaps_and_offsets_is_rescaled():
+    """Components at m_0 + (2/3) {0, 2, 3} (the gcd 2/3 is the lattice step, j = 1 has no
+    weight), m_0 = 1/2: the loss the transform reads has sigma s / (2/3) and weights on
+    j = 0, 2, 3, and its M equals quadrature of the original pair's densities."""
+    s, means, weights = F(1), [F(1, 2), F(11, 6), F(5, 2)], [F(1, 2), F(1, 4), F(1, 4)]
+    mixed = Mixture([(a, Gaussian(m, s)) for a, m in zip(weights, means)])
+    (loss,) = loss_of(Pair(mixed, Gaussian(F(1, 2), s))).factors
+    assert loss.sigma == F(3, 2) and loss.weights == (F(1, 2), 0, F(1, 4), F(1, 4))
+    with flint.ctx.workprec(160):
+        got = loss.one_step(acb(2, 5))
+    with mp.workdps(40):
+        other = lattice_quadrature(means, weights, s, mp.mpc(2, 5), "remove")
+        for part, value in ((got.real, other.real), (got.imag, other.imag)):
+            lo, hi = arb_ends(part)
+            assert lo - mp.mpf(10) ** -30 <= value <= hi + mp.mpf(10) ** -30
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_group_digits_lie_inside_the_lattice_bracket(direction):
+    """A group of 2 under Poisson sampling, sigma 2, q 1/100, T = 1000, delta(1): 20
+    proven digits by the transform, inside the lattice engine's proven bracket (mass on a
+    lattice, no transform)."""
+    sigma, weights = F(2), binomial(2, F(1, 100))
+    found, _ = delta_enclosure(SubsampledGaussian(sigma, weights, 1000, direction), F(1), 20)
+    mixed = Mixture([(a, Gaussian(j, sigma)) for j, a in enumerate(weights)])
+    pair = Pair(mixed, Gaussian(0, sigma))
+    pair = pair if direction == "remove" else pair.swap()
+    bracket = refacct.delta(pair, 1, steps=1000, method="bracket", width="1e-3")
     with mp.workdps(60):
         lo, hi = ends(found)
         assert hi - lo <= mp.mpf(10) ** -20 * lo

@@ -18,7 +18,8 @@ its own decay bound.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Optional, Sequence
+from math import gcd
+from typing import Optional, Sequence, Tuple
 
 from ...distributions import Gaussian, Mixture
 from ...errors import InputError
@@ -26,7 +27,10 @@ from ...pairs import Composition, Pair
 from ... import progress
 from ..arb import acb, arb, flint, to_arb
 
-__all__ = ["GaussianShifts", "PoissonGaussian", "Product", "loss_of"]
+__all__ = ["MAX_LATTICE", "GaussianShifts", "SubsampledGaussian", "PoissonGaussian", "Product",
+           "loss_of"]
+
+MAX_LATTICE = 64   # the largest g: A is a polynomial of degree g, evaluated at every node
 
 
 class GaussianShifts:
@@ -51,115 +55,148 @@ class GaussianShifts:
         return Fraction(0)
 
 
-class PoissonGaussian:
-    """The loss of ``steps`` Poisson-subsampled Gaussian steps: P = (1 - q) N(0, s^2) +
-    q N(1, s^2) against Q = N(0, s^2) (``direction="remove"``), or the reverse
-    (``"add"``) (001 Sec. 5).  With E(y) = e^{(2y - 1) / (2 s^2)} and B = 1 - q + q E =
-    p / q on the remove side,
+class SubsampledGaussian:
+    """The loss of ``steps`` steps of a Gaussian mixture on a lattice against its first
+    component: P = sum_{j=0..g} a_j N(j, s^2) against Q = N(0, s^2) (``direction=
+    "remove"``), or the reverse (``"add"``), a_0 >= 0 (the Poisson-subsampled Gaussian, 001
+    Sec. 5, is a = (1 - q, q); a group of K records sampled independently, 003 Thm 3.1,
+    the binomial weights a_j = C(K, j) q^j (1 - q)^(K - j)).  With e_j(y) =
+    e^{(2 j y - j^2) / (2 s^2)} and A = sum_j a_j e_j = p / q on the remove side (a
+    polynomial with positive coefficients in x = e^{y / s^2}, so increasing in y),
 
-        M(z) = int phi_s(y) B(y)^w dy,   w = 1 + z (remove) or -z (add),
+        M(z) = int phi_s(y) A(y)^w dy,   w = 1 + z (remove) or -z (add),
 
-    an integral of an entire integrand along the real line (B > 0 there; log B is analytic
-    in the strip |Im y| < pi s^2), by Arb's rigorous integration (``acb.integral``) on
-    [a, b] and tails bounded in closed form:
+    an integral of an entire integrand along the real line (A > 0 there; log A is analytic
+    near it), by Arb's rigorous integration (``acb.integral``) on [a, b] and tails bounded
+    in closed form (``_tails``), with I(alpha) = int_b^inf phi_s e_g^alpha =
+    e^{(alpha^2 - alpha) g^2 / (2 s^2)} Phi-bar((b - alpha g) / s):
 
-    * remove, Re w = 1 + c > 0: for y <= a < 0, B <= 1, so the tail is at most
-      Phi-bar(-a / s); for y >= b >= 1/2, B / E = (1 - q) / E + q decreases in y, so
-      B <= r E with r = (1 - q) / E(b) + q (about q: without it the bound is q^-(1 + c)
-      too large, and at large c exceeds M itself), and phi_s(y) E^(1 + c) integrates to
-      e^{((1 + c)^2 - (1 + c)) / (2 s^2)} Phi-bar((b - 1 - c) / s): the tail is at most
-      r^(1 + c) times that;
-    * add, Re w = -c < 0: B >= 1 - q, so both tails are at most (1 - q)^-c times the
-      Gaussian's.
+    * remove, Re w = 1 + c > 0: for y <= a < 0, e_j <= 1 and A <= 1, so the tail is at
+      most Phi-bar(-a / s); for y >= b >= g, A / e_g decreases in y, so A <= r e_g with
+      r = A(b) / e_g(b) <= 1 (about a_g: without it the bound is a_g^-(1 + c) too large,
+      and at large c exceeds M itself): the tail is at most r^(1 + c) I(1 + c);
+    * add, Re w = -c < 0: A >= a_0, so both tails are at most a_0^-c times the Gaussian's.
 
     **Decay.**  sup_{s >= t} |M(c + is)| is bounded by a scan: at s_j, |M(c + is_j)|
-    (a ball) plus K h_j bounds |M| on [s_j, s_j + h_j], K = int phi_s B^{Re w} |ln B| >=
-    |dM/ds| (``lipschitz``), with h_j = (M(c) - |M(c + is_j)|) / (8 K); the scan stops at
-    the S where V / S (below) falls under the largest cell bound.  With u = ln B(y)
-    (increasing), M(c + is) = int g(u) e^{i kappa s u} du (kappa = +-1), so
-    |M(c + is)| <= V / s, V = TV(g) (one integration by parts; g -> 0 at both ends).  TV is invariant under the monotone change of variable: TV(g) = TV(G) with
-    G(y) = s^2 phi_s(y) B(y)^beta / (q E(y)), beta = Re w + 1.  (ln G)' = (beta S(y) - y -
-    1) / s^2 with S = qE / B a logistic function of y, which meets a line at most 3
-    times: G has at most 2 local maxima, TV(G) <= 4 sup G, and G increases below
-    -1 + min(beta, 0) and decreases above max(beta, 0) - 1, so sup G is the sup over
-    that interval, bounded by interval arithmetic on a cover of cells: V <= 4 sup G.
+    (a ball) plus K h_j bounds |M| on [s_j, s_j + h_j], K = int phi_s A^{Re w} |ln A| >=
+    |dM/ds| (``lipschitz``); the scan stops at the S where V / S (below) falls under the
+    largest cell bound.  With u = ln A(y) (monotone), M(c + is) = int g(u) e^{i kappa s u}
+    du (kappa = +-1), so |M(c + is)| <= V / s, V = TV(g) (one integration by parts; g -> 0
+    at both ends).  TV is invariant under the monotone change of variable: TV(g) = TV(G)
+    with G = phi_s A^{Re w} / |u'| = s^2 phi_s A^beta / D, beta = Re w + 1, D = s^2 A' =
+    sum_j j a_j e_j (``_variation``).
     The bound on sup |M| is raised to the power T.
     """
 
     c_max = None  # M(c) is finite for every c: the Gaussian factor dominates
 
-    def __init__(self, sigma: Fraction, q: Fraction, steps: int, direction: str) -> None:
+    def __init__(self, sigma: Fraction, weights: Sequence[Fraction], steps: int,
+                 direction: str) -> None:
         if direction not in ("remove", "add"):
             raise ValueError(f"direction must be remove or add, got {direction!r}")
-        self.sigma, self.q, self.steps = Fraction(sigma), Fraction(q), steps
+        weights = tuple(Fraction(a) for a in weights)
+        if len(weights) < 2 or weights[-1] <= 0 or min(weights) < 0 or sum(weights) != 1:
+            raise ValueError(f"weights must be >= 0, sum to 1, with the last > 0, got "
+                             f"{weights}")
+        self.sigma, self.weights, self.steps = Fraction(sigma), weights, steps
         self.sign = 1 if direction == "remove" else -1
+        self.top = len(weights) - 1   # g
 
     def _w(self, z: "acb") -> "acb":
         return 1 + z if self.sign > 0 else -z
 
-    def _b(self):
-        """y -> B(y) = 1 - q + q E(y) for a real or complex ball y (its constants made once,
-        at the current precision: the integrands call it at every node)."""
-        q, inv = to_arb(self.q), self._inverse()
-        keep = 1 - q
-        return lambda y: keep + q * ((2 * y - 1) * inv).exp()
+    def _sums(self, moments: int = 1):
+        """y -> (S_0, ..., S_{moments - 1}), S_k = sum_j j^k a_j e_j(y), for a real or
+        complex ball y (S_0 = A, S_1 = D): Horner in x = e^{y / s^2}, the constants
+        a_j e^{-j^2 / (2 s^2)} made once at the current precision (the integrands call it
+        at every node)."""
+        inv = self._inverse()
+        coeffs = [to_arb(a) * (-(j * j) * inv).exp() for j, a in enumerate(self.weights)]
+
+        def sums(y):
+            x = (2 * y * inv).exp()
+            out = []
+            for k in range(moments):
+                total = coeffs[-1] * self.top ** k
+                for j in range(self.top - 1, -1, -1):
+                    total = total * x + coeffs[j] * j ** k
+                out.append(total)
+            return out
+        return sums
+
+    def _a(self):
+        """y -> A(y) for a real or complex ball y."""
+        sums = self._sums()
+        return lambda y: sums(y)[0]
 
     def _inverse(self) -> "arb":
         """1 / (2 s^2)."""
         s = to_arb(self.sigma)
         return 1 / (2 * s * s)
 
+    def _range(self, c: "arb", slope: int = 0) -> Tuple["arb", "arb"]:
+        """[a, b], past the integrand's peak (at y = (1 + c + slope) g on the remove side,
+        below g on the add side) by ``_reach`` on each side; b >= g (``_tails``)."""
+        reach = self._reach()
+        peak = (1 + c + slope) if self.sign > 0 else arb(1)
+        return -reach - 1, peak * self.top + reach + 1
+
     def one_step(self, z: "acb") -> "acb":
         """M(z) of one step: the integral on [a, b] plus a ball for the tails."""
         s, c = to_arb(self.sigma), z.real
         w = self._w(z)
         norm = 1 / (s * (2 * arb.pi()).sqrt())
-        reach = self._reach()
-        a = -reach - 1
-        b = (1 + c) + reach + 1 if self.sign > 0 else reach + 1
-
-        big_b, inv = self._b(), self._inverse()
+        a, b = self._range(c)
+        big_a, inv = self._a(), self._inverse()
 
         def f(y, analytic):
-            return norm * (-(y * y) * inv + w * big_b(y).log(analytic=analytic)).exp()
+            return norm * (-(y * y) * inv + w * big_a(y).log(analytic=analytic)).exp()
 
         inner = acb.integral(f, a, b)
         tail = self._tails(a, b, c)
         return inner + acb(arb(0, tail), arb(0, tail))
 
     def _reach(self) -> "arb":
-        """How far the integration range reaches past the Gaussian factor's centre (and
-        past 1 + c): 2 sqrt(prec) s, where Phi-bar(reach / s) < 2^-prec, so the tails'
-        bounds fall below the rounding (any reach gives a valid ball)."""
+        """How far the integration range reaches past the integrand's peak: 2 sqrt(prec)
+        s, where Phi-bar(reach / s) < 2^-prec, so the tails' bounds fall below the
+        rounding (any reach gives a valid ball)."""
         return 2 * arb(flint.ctx.prec).sqrt() * to_arb(self.sigma)
 
     def _tails(self, a: "arb", b: "arb", c: "arb", slope: bool = False) -> "arb":
-        """Bounds on int phi_s |B^w| outside [a, b] (class docstring), or with ``slope``
-        on int phi_s |B^w| |ln B| (``lipschitz``): |ln B| <= -ln(1 - q) below 1/2, and
-        ln B <= ln E <= E above it, one more power of E (B^(1 + c) <= r^(1 + c) E^(1 + c)
-        as in the class docstring)."""
-        s, q = to_arb(self.sigma), to_arb(self.q)
-        root2 = arb(2).sqrt()
-        below = (-a / (s * root2)).erfc() / 2 * (-(1 - q).log() if slope else 1)
+        """Bounds on int phi_s |A^w| outside [a, b] (class docstring), or with ``slope``
+        on int phi_s |A^w| |ln A| (``lipschitz``): |ln A| <= -ln a_0 below 0, where
+        a_0 <= A <= 1, and |ln A| <= -ln a_0 + e_g above g, where a_0 <= A <= e_g (each
+        e_j <= e_g there): one more power of e_g."""
+        s, g = to_arb(self.sigma), self.top
+        root2, inv = arb(2).sqrt(), self._inverse()
+        floor = -to_arb(self.weights[0]).log()   # -ln a_0
+
+        def upper(alpha):   # I(alpha)
+            return ((alpha * alpha - alpha) * g * g * inv).exp() * \
+                ((b - alpha * g) / (s * root2)).erfc() / 2
+
+        below = (-a / (s * root2)).erfc() / 2 * (floor if slope else 1)
         if self.sign > 0:
-            alpha = 1 + c + (1 if slope else 0)
-            r = (1 - q) / ((2 * b - 1) * self._inverse()).exp() + q
-            above = r ** (1 + c) * ((alpha * alpha - alpha) / (2 * s * s)).exp() * \
-                ((b - alpha) / (s * root2)).erfc() / 2
-            return below + above
-        shift = 1 if slope else 0
-        return (1 - q) ** (-c) * (below + ((b - shift) / (s * root2)).erfc() / 2)
+            r = self._a()(b) / ((2 * g * b - g * g) * inv).exp()
+            above = upper(1 + c) * (floor if slope else 1) + (upper(2 + c) if slope else 0)
+            return below + r ** (1 + c) * above
+        above = upper(arb(0)) * (floor if slope else 1) + (upper(arb(1)) if slope else 0)
+        return to_arb(self.weights[0]) ** (-c) * (below + above)
 
     def log_mgf(self, z: "acb") -> "acb":
         return self.steps * self.one_step(z).log()
 
+    def rate(self) -> Fraction:
+        """The chance 1 - a_0 that a step uses the record (or the group)."""
+        return 1 - self.weights[0]
+
     def uses(self) -> Fraction:
-        """The expected number of the T steps that use the record, T q."""
-        return self.steps * self.q
+        """The expected number of the T steps that use the record, T (1 - a_0)."""
+        return self.steps * self.rate()
 
     def sup(self) -> Optional["arb"]:
-        """Remove: p / q = B is unbounded; add: q / p = 1 / B <= 1 / (1 - q), T steps."""
-        return None if self.sign > 0 else -self.steps * (1 - to_arb(self.q)).log()
+        """Remove: p / q = A is unbounded; add: q / p = 1 / A <= 1 / a_0, T steps."""
+        return None if self.sign > 0 else -self.steps * to_arb(self.weights[0]).log()
 
     def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
         """The scan of the class docstring, aiming at a bound level L = e^{drop / T}
@@ -168,7 +205,7 @@ class PoissonGaussian:
         cell bound."""
         top = self.one_step(acb(c)).real.upper()
         level = (top * to_arb(drop / self.steps).exp()).upper() if drop < 0 else arb(0)
-        slope, far = self.lipschitz(c), 4 * self._sup_g(c)
+        slope, far = self.lipschitz(c), self._variation(c)
         worst, s = arb(0), t
         while True:
             progress.check()
@@ -182,43 +219,89 @@ class PoissonGaussian:
         return min(max(worst, (far / s).upper()), top) ** self.steps
 
     def lipschitz(self, c: "arb") -> "arb":
-        """K >= |dM(c + is)/ds| = |int phi_s B^w ln B|: int phi_s B^{Re w} |ln B|, split
-        where ln B changes sign (y = 1/2), tails bounded as in ``_tails`` (|ln B| <=
-        -ln(1 - q) below 1/2; ln B <= E above it)."""
+        """K >= |dM(c + is)/ds| = |int phi_s A^w ln A|: int phi_s A^{Re w} |ln A|, split
+        at the root y_0 of A = 1 (A increases: below y_0, ln A < 0, above, > 0), the
+        sliver [y_-, y_+] around it where the sign is unproven bounded by its width times
+        the integrand's ball there, tails bounded as in ``_tails``."""
         s = to_arb(self.sigma)
         power = 1 + c if self.sign > 0 else -c
         norm = 1 / (s * (2 * arb.pi()).sqrt())
-        reach = self._reach()
-        a, half = -reach - 1, arb(1) / 2
-        b = (2 + c) + reach + 1 if self.sign > 0 else reach + 2
-
-        big_b, inv = self._b(), self._inverse()
+        a, b = self._range(c, slope=1)
+        big_a, inv = self._a(), self._inverse()
 
         def piece(sign):
             def f(y, analytic):
-                log_b = big_b(y).log(analytic=analytic)
-                return sign * norm * (-(y * y) * inv + power * log_b).exp() * log_b
+                log_a = big_a(y).log(analytic=analytic)
+                return sign * norm * (-(y * y) * inv + power * log_a).exp() * log_a
             return f
 
-        inner = acb.integral(piece(-1), a, half).real + acb.integral(piece(1), half, b).real
-        return (inner + self._tails(a, b, c, slope=True)).upper()
+        lo, hi = self._unit_root()
+        cell = lo.union(hi)
+        log_a = big_a(cell).log()
+        sliver = (hi - lo) * abs(norm * (-(cell * cell) * inv + power * log_a).exp() * log_a)
+        inner = acb.integral(piece(-1), a, lo).real + acb.integral(piece(1), hi, b).real
+        return (inner + sliver + self._tails(a, b, c, slope=True)).upper()
 
-    def _sup_g(self, c: "arb") -> "arb":
-        """An upper bound on sup G (class docstring) by interval arithmetic on cells of
-        width s / 32 covering [-1 + min(beta, 0), max(beta, 0) - 1]."""
-        s, q = to_arb(self.sigma), to_arb(self.q)
+    def _unit_root(self) -> Tuple["arb", "arb"]:
+        """Exact y_- < y_+ with A(y_-) < 1 < A(y_+) proven, about 2^-38 g apart or as
+        close as the precision proves: A(0) < 1 (each e_j(0) <= 1, a_0 < 1) and A(g) > 1
+        (each e_j(g) >= 1, some a_j > 0 with j >= 1), then sections at 3/7 of the interval
+        (not halves: the root is often a dyadic rational, 1/2 for g = 1, where the ball of
+        A straddles 1)."""
+        big_a = self._a()
+        lo, hi = arb(0), arb(self.top)
+        for _ in range(48):
+            mid = (lo + (hi - lo) * 3 / 7).mid()
+            value = big_a(mid)
+            if value < 1:
+                lo = mid
+            elif value > 1:
+                hi = mid
+            else:
+                break
+        return lo, hi
+
+    def _variation(self, c: "arb") -> "arb":
+        """V >= TV(G) (class docstring).  (ln G)' = h / s^2, h = beta E_A - E_D - y with
+        E_A = S_1 / S_0 in [0, g] and E_D = S_2 / S_1 in [1, g] (means of j under weights
+        a_j e_j and j a_j e_j, both increasing in y: their derivatives are variances over
+        s^2).  So G increases below lo = min(0, beta g) - g and decreases above hi =
+        max(0, beta g) - 1, and TV(G) = G(lo) + G(hi) + TV on [lo, hi].  On a cell
+        [y_1, y_2] of [lo, hi] (width s / 32) the monotone means bound h by point values;
+        where h keeps its sign G is monotone and the cell adds |G(y_2) - G(y_1)|, else
+        2 sup G <= 2 G(y_1) e^{max(h) (y_2 - y_1) / s^2}."""
+        s, g = to_arb(self.sigma), self.top
         beta = (1 + c if self.sign > 0 else -c) + 1
-        lo = -1 + min(beta.lower(), arb(0))   # outward: the ball of beta widens the range
-        hi = max(beta.upper(), arb(0)) - 1
+        lo = min(arb(0), (beta * g).lower()) - g   # outward: the ball of beta widens it
+        hi = max(arb(0), (beta * g).upper()) - 1
         cells = max(1, int(((hi - lo) * 32 / s).upper().ceil().unique_fmpz()) + 1)
-        norm = s / (q * (2 * arb.pi()).sqrt())
-        best, big_b = arb(0), self._b()
-        for i in range(cells):
-            y = (lo + (hi - lo) * i / cells).union(lo + (hi - lo) * (i + 1) / cells)
-            e = (2 * y - 1) / (2 * s * s)
-            value = norm * (-(y * y) / (2 * s * s) + beta * big_b(y).log() - e).exp()
-            best = max(best, value.upper())
-        return best
+        norm, inv, sums = s / (2 * arb.pi()).sqrt(), self._inverse(), self._sums(3)
+
+        def point(y):   # G(y), E_A(y), E_D(y)
+            s0, s1, s2 = sums(y)
+            return norm * (-(y * y) * inv + beta * s0.log()).exp() / s1, s1 / s0, s2 / s1
+
+        ends = [lo + (hi - lo) * i / cells for i in range(cells + 1)]
+        values = [point(y) for y in ends]
+        total = values[0][0] + values[-1][0]
+        for (y1, left), (y2, right) in zip(zip(ends, values), zip(ends[1:], values[1:])):
+            means = [beta * left[1], beta * right[1]]
+            most = max(m.upper() for m in means) - left[2].lower() - y1
+            least = min(m.lower() for m in means) - right[2].upper() - y2
+            if least > 0 or most < 0:
+                total += abs(right[0] - left[0])
+            else:
+                total += 2 * left[0] * (max(most, arb(0)) * (y2 - y1) * 2 * inv).exp()
+        return total.upper()
+
+
+class PoissonGaussian(SubsampledGaussian):
+    """One record Poisson-subsampled at rate q: a = (1 - q, q), P = (1 - q) N(0, s^2) +
+    q N(1, s^2) against Q = N(0, s^2) (remove) or the reverse (add) (001 Sec. 5)."""
+
+    def __init__(self, sigma: Fraction, q: Fraction, steps: int, direction: str) -> None:
+        self.q = Fraction(q)
+        super().__init__(sigma, (1 - self.q, self.q), steps, direction)
 
 
 class Product:
@@ -255,7 +338,7 @@ class Product:
         """The smallest sampling rate q of the subsampled factors (1 without any): one
         step's |M(c + is)| falls below M(c) only by about (q s)^2, so the decay bound's
         scan runs to s ~ 1 / q and its cost grows as 1 / q."""
-        return min((f.q for f in self.factors if isinstance(f, PoissonGaussian)),
+        return min((f.rate() for f in self.factors if isinstance(f, SubsampledGaussian)),
                    default=Fraction(1))
 
     def sup(self) -> Optional["arb"]:
@@ -270,11 +353,11 @@ class Product:
 
 def loss_of(target) -> Product:
     """The loss of a ``Pair`` or ``Composition`` whose factors are Gaussian shifts
-    N(m1, s^2) vs N(m0, s^2) (merged into one ``GaussianShifts``) or Poisson-subsampled
-    Gaussians ((1 - q) N(m0, s^2) + q N(m1, s^2) against N(m0, s^2), either order;
-    moved to m0 = 0 and scaled to m1 - m0 = 1: sigma = s / |m1 - m0|, as the hockey-stick
-    divergence is invariant under y -> (y - m0) / (m1 - m0)); else an InputError naming
-    the factor."""
+    N(m1, s^2) vs N(m0, s^2) (merged into one ``GaussianShifts``) or subsampled Gaussians
+    (a mixture of Gaussians N(m0 + j d, s^2), j = 0 .. g <= ``MAX_LATTICE``, against its
+    component N(m0, s^2), either order: Poisson subsampling, and groups under it; moved to
+    m0 = 0 and scaled to d = 1: sigma = s / |d|, as the hockey-stick divergence is
+    invariant under y -> (y - m0) / d); else an InputError naming the factor."""
     if isinstance(target, Pair):
         target = Composition.of(target)
     if not isinstance(target, Composition):
@@ -294,18 +377,36 @@ def loss_of(target) -> Product:
     return Product(factors)
 
 
-def _subsampled(pair: Pair, n: int) -> PoissonGaussian:
+def _subsampled(pair: Pair, n: int) -> SubsampledGaussian:
     for mixed, alone, direction in ((pair.P, pair.Q, "remove"), (pair.Q, pair.P, "add")):
         if not (isinstance(mixed, Mixture) and isinstance(alone, Gaussian)):
             continue
         parts = mixed.components
-        if len(parts) != 2 or not all(isinstance(g, Gaussian) and g.sigma == alone.sigma
-                                      for _, g in parts):
+        if not all(isinstance(g, Gaussian) and g.sigma == alone.sigma for _, g in parts):
             continue
-        moved = [(w, g) for w, g in parts if g != alone]
-        if len(moved) == 1:
-            q, g = moved[0]
-            return PoissonGaussian(alone.sigma / abs(g.mean - alone.mean), q, n, direction)
-    raise InputError(f"the transform engine takes Gaussian shifts and Poisson-subsampled "
-                     f"Gaussians (a two-component Gaussian mixture against one of its "
-                     f"components), got {pair!r}"[:400])
+        found = _lattice([(w, g.mean - alone.mean) for w, g in parts])
+        if found is not None:
+            step, weights = found
+            return SubsampledGaussian(alone.sigma / step, weights, n, direction)
+    raise InputError(f"the transform engine takes Gaussian shifts and subsampled Gaussians "
+                     f"(a mixture of Gaussians N(m0 + j d, s^2), j = 0 .. g <= "
+                     f"{MAX_LATTICE}, against its component N(m0, s^2)), got {pair!r}"[:400])
+
+
+def _lattice(offsets) -> Optional[Tuple[Fraction, Tuple[Fraction, ...]]]:
+    """(|d|, (a_0, .., a_g)) for weighted offsets w at j d, j = 0 .. g, all on one side of
+    0 with one at 0 (d: the offsets' greatest common divisor, with their sign), or None."""
+    moved = [x for _, x in offsets if x]
+    if len(moved) == len(offsets) or not moved or min(moved) < 0 < max(moved):
+        return None
+    step = Fraction(0)
+    for x in moved:
+        step = Fraction(gcd(step.numerator * x.denominator, x.numerator * step.denominator),
+                        step.denominator * x.denominator)
+    top = max(abs(x) for x in moved) / step
+    if top > MAX_LATTICE:
+        return None
+    weights = [Fraction(0)] * (int(top) + 1)
+    for w, x in offsets:
+        weights[int(abs(x) / step)] += w
+    return step, tuple(weights)
