@@ -33,6 +33,7 @@ from mpmath import mp
 from .engines.quadrature import composed
 
 from .engines.exact import discrete
+from .engines.quadrature.laplace_shift import hockey_laplace, laplace_shift
 from .engines.quadrature.shift import hockey_shift, shift_squared
 from . import guards, progress
 from .engine import Engine, Request
@@ -204,6 +205,9 @@ def _term_value(comp: Composition, alpha, alpha_exact: Optional[Fraction],
     mu2 = shift_squared(comp.factors)
     if mu2 is not None:
         return hockey_shift(mu2, alpha, alpha_exact, eps), mp.zero
+    laplace = laplace_shift(comp.factors)
+    if laplace is not None:
+        return hockey_laplace(*laplace, alpha, alpha_exact, eps)
     return composed.hockey_composed(pairs, alpha, alpha_exact, rule)
 
 
@@ -217,6 +221,9 @@ def _method(pm: PublicMixture) -> str:
         elif len(pairs) > 1 and shift_squared(comp.factors) is not None:
             names.append("closed form: a product of Gaussian shifts is one Gaussian shift "
                          f"(mu^2 = {shift_squared(comp.factors)}, Balle-Wang)")
+        elif len(pairs) > 1 and laplace_shift(comp.factors) is not None:
+            names.append("closed form: the Laplace mechanism's privacy-loss distribution "
+                         "convolved exactly (B-splines between its atoms), Arb balls")
         elif len(cont) > 1:
             names.append(f"nested Gauss-Legendre quadrature, {len(cont) - 1} dimension(s)")
         elif cont:

@@ -83,7 +83,7 @@ class SubsampledGaussian:
     largest cell bound.  With u = ln A(y) (monotone), M(c + is) = int g(u) e^{i kappa s u}
     du (kappa = +-1), so |M(c + is)| <= V / s, V = TV(g) (one integration by parts; g -> 0
     at both ends).  TV is invariant under the monotone change of variable: TV(g) = TV(G)
-    with G = phi_s A^{Re w} / |u'| = s^2 phi_s A^beta / D, beta = Re w + 1, D = s^2 A' =
+    with G = phi_s A^{Re w} / abs(u') = s^2 phi_s A^beta / D, beta = Re w + 1, D = s^2 A' =
     sum_j j a_j e_j (``_variation``).
     The bound on sup |M| is raised to the power T.
     """
