@@ -42,6 +42,7 @@ from ...distributions import Laplace
 from ...pairs import Pair
 from .. import arb as arbs
 from ..arb import arb, flint, to_arb
+from .shift import shift_pair
 
 __all__ = ["laplace_shift", "hockey_laplace", "MAX_EXTRA_BITS"]
 
@@ -53,12 +54,10 @@ def laplace_shift(factors: Iterable[Tuple[Pair, int]]) -> Optional[Tuple[Fractio
     side, one scale) with the same e0 = abs(a - a') / b > 0, T = sum_i n_i; else None."""
     ratio, total = None, 0
     for pair, n in factors:
-        sides = [getattr(side, "components", None) for side in (pair.P, pair.Q)]
-        if pair.is_discrete or any(c is None or len(c) != 1 for c in sides):
+        one = shift_pair(pair, Laplace)
+        if one is None:
             return None
-        (_, p), (_, q) = sides[0][0], sides[1][0]
-        if not (isinstance(p, Laplace) and isinstance(q, Laplace)) or p.scale != q.scale:
-            return None
+        p, q = one
         e0 = abs(p.loc - q.loc) / p.scale
         if e0 == 0 or ratio not in (None, e0):
             return None
