@@ -21,7 +21,8 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   (``engines.quadrature.laplace_shift``) up to ``LAPLACE_MAX_STEPS`` = 300 (the cost grows
   as T^3: eps(delta) at T = 300 takes 13 to 40 s, at T = 1000 two minutes);
 * beyond those, the transform engine (``refacct.transform``: proven digits) where it
-  takes every term (Gaussian shifts and Poisson-subsampled Gaussians, groups included),
+  takes every term (Gaussian shifts and Poisson-subsampled Gaussians under add, remove or
+  substitution, groups included),
   the record (or group) is used in at least ``TRANSFORM_MIN_USES`` = 10 steps in
   expectation (sum_i T_i q_i, a group of g counting 1 - (1 - q)^g for q,
   ``engines.transform.mgf.Product.uses``: with fewer uses the loss is nearly a lattice

@@ -4,9 +4,9 @@ the moment generating function of the privacy loss (``engines.transform``: the t
 rule on Re z = c with its aliasing, truncation and inner-quadrature errors bounded in Arb).
 
 It takes a pair or composition whose factors are Gaussian shifts and subsampled Gaussians
-(a Gaussian mixture on a lattice against its first component, ``engines.transform.mgf.
+(two Gaussian mixtures on a lattice in likelihood-ratio order, ``engines.transform.mgf.
 loss_of``), in any mix (noise schedules, sampling rates), so a catalogue entry's terms under
-Poisson sampling or none, groups included.  Its cost grows with the
+Poisson sampling or none, add, remove or substitution, groups included.  Its cost grows with the
 nodes the integrand needs, which fall as T grows (the modulus of M_T(c + it) = M(c + it)^T
 decays faster): an engine for many steps; small T is the quadrature's.
 

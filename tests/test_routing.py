@@ -47,6 +47,7 @@ def test_self_compositions_bracket_the_one_step_entry(make, standard, bracketed)
     (maker("gaussian", "poisson", sigma=2, q="1/10", relation="zero-out"), 99),
     (maker("gaussian", "wor", relation="remove", sigma=1, n=10, batch=1), 99),
     (maker("gaussian", "poisson", sigma=1, q="1/10", group=2), 52),   # 1 - (9/10)^2 = 0.19
+    (maker("gaussian", "poisson", sigma=1, q="1/10", relation="substitution"), 99),
 ])
 def test_many_uses_go_to_the_transform(make, below):
     """A self-composition the transform takes, whose record (or group) is used in at

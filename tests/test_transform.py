@@ -279,3 +279,56 @@ def test_group_digits_lie_inside_the_lattice_bracket(direction):
         lo, hi = ends(found)
         assert hi - lo <= mp.mpf(10) ** -20 * lo
         assert bracket.lower <= lo and hi <= bracket.upper
+
+
+# --- substitution: two mixtures in likelihood-ratio order ------------------------------------
+
+def pair_quadrature(p_parts, q_parts, s, z) -> mp.mpc:
+    """M(z) = int q (p / q)^(1 + z) of two Gaussian mixtures of one sigma, from their
+    densities, by mpmath's quadrature over the whole line (a second method)."""
+    with mp.workdps(40):
+        def density(parts, y):
+            return sum(mpq(a) * mp.npdf(y, mpq(m), mpq(s)) for a, m in parts)
+
+        def f(y):
+            p, q = density(p_parts, y), density(q_parts, y)
+            return q * mp.exp((1 + z) * mp.log(p / q))
+        return mp.quad(f, mp.linspace(-30, 30, 100))
+
+
+def test_a_substitution_transform_agrees_with_plain_quadrature():
+    """Poisson substitution (001 Sec. 7): P = (1 - q) N(0, s^2) + q N(1, s^2) against
+    Q = (1 - q) N(0, s^2) + q N(-1, s^2), q = 1/3, s = 11/10, read by ``loss_of`` (a
+    lattice with step 1 from -1): M(3 + 7i) against quadrature of the densities, and the
+    decay and Lipschitz bounds above |M(3 + it)| and its slope."""
+    q, s = F(1, 3), F(11, 10)
+    mixed = Mixture([(1 - q, Gaussian(0, s)), (q, Gaussian(1, s))])
+    other = Mixture([(1 - q, Gaussian(0, s)), (q, Gaussian(-1, s))])
+    (loss,) = loss_of(Pair(mixed, other)).factors
+    assert loss.weights == (0, 1 - q, q) and loss.against == (q, 1 - q, 0)
+    with flint.ctx.workprec(160):
+        got = loss.one_step(acb(3, 7))
+        with mp.workdps(40):
+            truth = pair_quadrature([(1 - q, 0), (q, 1)], [(1 - q, 0), (q, -1)], s,
+                                    mp.mpc(3, 7))
+            for part, value in ((got.real, truth.real), (got.imag, truth.imag)):
+                lo, hi = arb_ends(part)
+                assert lo - mp.mpf(10) ** -30 <= value <= hi + mp.mpf(10) ** -30
+        for t in (1, 10, 100):
+            assert loss.decay(arb(3), arb(t)) >= abs(loss.one_step(acb(3, t))).lower()
+        near = loss.one_step(acb(3, to_arb(F(3, 2)))) - loss.one_step(acb(3, 1))
+        assert loss.lipschitz(arb(3)) >= 2 * abs(near).lower()
+
+
+def test_substitution_digits_lie_inside_the_lattice_bracket():
+    """Poisson substitution, sigma 1, q 1/100, T = 1000, delta(1): 20 proven digits by the
+    transform, inside the lattice engine's proven bracket."""
+    q, s = F(1, 100), F(1)
+    pair = Pair(Mixture([(1 - q, Gaussian(0, s)), (q, Gaussian(1, s))]),
+                Mixture([(1 - q, Gaussian(0, s)), (q, Gaussian(-1, s))]))
+    found, _ = delta_enclosure(loss_of(pair ** 1000), F(1), 20)
+    bracket = refacct.delta(pair, 1, steps=1000, method="bracket", width="1e-3")
+    with mp.workdps(60):
+        lo, hi = ends(found)
+        assert hi - lo <= mp.mpf(10) ** -20 * lo
+        assert bracket.lower <= lo and hi <= bracket.upper

@@ -56,147 +56,234 @@ class GaussianShifts:
 
 
 class SubsampledGaussian:
-    """The loss of ``steps`` steps of a Gaussian mixture on a lattice against its first
-    component: P = sum_{j=0..g} a_j N(j, s^2) against Q = N(0, s^2) (``direction=
-    "remove"``), or the reverse (``"add"``), a_0 >= 0 (the Poisson-subsampled Gaussian, 001
-    Sec. 5, is a = (1 - q, q); a group of K records sampled independently, 003 Thm 3.1,
-    the binomial weights a_j = C(K, j) q^j (1 - q)^(K - j)).  With e_j(y) =
-    e^{(2 j y - j^2) / (2 s^2)} and A = sum_j a_j e_j = p / q on the remove side (a
-    polynomial with positive coefficients in x = e^{y / s^2}, so increasing in y),
+    """The loss of ``steps`` steps of two Gaussian mixtures on one lattice: P = sum_j a_j
+    N(j, s^2) against Q = sum_j b_j N(j, s^2), j = 0 .. g, with a_j / b_j monotone in j
+    (likelihood-ratio order, ``sign`` +1 non-decreasing, -1 non-increasing).  This covers
+    Poisson sampling under remove (a = (1 - q, q), b = (1, 0)), add (a = (1, 0), b =
+    (1 - q, q)) and substitution (001 Sec. 7: a = (0, 1 - q, q), b = (q, 1 - q, 0)), and
+    groups of K records under it (003 Thm 3.1: binomial weights).  With e_j(y) =
+    e^{(2 j y - j^2) / (2 s^2)}, A = sum_j a_j e_j and B = sum_j b_j e_j (polynomials with
+    non-negative coefficients in x = e^{y / s^2}), p / q = A / B, monotone in y, and
 
-        M(z) = int phi_s(y) A(y)^w dy,   w = 1 + z (remove) or -z (add),
+        M(z) = int phi_s(y) A(y)^{1 + z} B(y)^{-z} dy,
 
-    an integral of an entire integrand along the real line (A > 0 there; log A is analytic
-    near it), by Arb's rigorous integration (``acb.integral``) on [a, b] and tails bounded
-    in closed form (``_tails``), with I(alpha) = int_b^inf phi_s e_g^alpha =
-    e^{(alpha^2 - alpha) g^2 / (2 s^2)} Phi-bar((b - alpha g) / s):
-
-    * remove, Re w = 1 + c > 0: for y <= a < 0, e_j <= 1 and A <= 1, so the tail is at
-      most Phi-bar(-a / s); for y >= b >= g, A / e_g decreases in y, so A <= r e_g with
-      r = A(b) / e_g(b) <= 1 (about a_g: without it the bound is a_g^-(1 + c) too large,
-      and at large c exceeds M itself): the tail is at most r^(1 + c) I(1 + c);
-    * add, Re w = -c < 0: A >= a_0, so both tails are at most a_0^-c times the Gaussian's.
+    an integral of an analytic integrand along the real line (A, B > 0 there), by Arb's
+    rigorous integration (``acb.integral``) on [a, b] and tails bounded in closed form
+    (``_tails``).
 
     **Decay.**  sup_{s >= t} |M(c + is)| is bounded by a scan: at s_j, |M(c + is_j)|
-    (a ball) plus K h_j bounds |M| on [s_j, s_j + h_j], K = int phi_s A^{Re w} |ln A| >=
-    |dM/ds| (``lipschitz``); the scan stops at the S where V / S (below) falls under the
-    largest cell bound.  With u = ln A(y) (monotone), M(c + is) = int g(u) e^{i kappa s u}
-    du (kappa = +-1), so |M(c + is)| <= V / s, V = TV(g) (one integration by parts; g -> 0
-    at both ends).  TV is invariant under the monotone change of variable: TV(g) = TV(G)
-    with G = phi_s A^{Re w} / abs(u') = s^2 phi_s A^beta / D, beta = Re w + 1, D = s^2 A' =
-    sum_j j a_j e_j (``_variation``).
-    The bound on sup |M| is raised to the power T.
+    (a ball) plus K h_j bounds |M| on [s_j, s_j + h_j], K = int phi_s A^{1 + c} B^{-c}
+    |ln(A / B)| >= |dM/ds| (``lipschitz``); the scan stops at the S where V / S (below)
+    falls under the largest cell bound.  With u = ln(A / B) (monotone), M(c + is) =
+    int g(u) e^{isu} du, so |M(c + is)| <= V / s, V = TV(g) (one integration by parts;
+    g -> 0 at both ends), and TV(g) = TV(G) with G = phi_s A^{1 + c} B^{-c} / abs(u')
+    (``_variation``).  The bound on sup |M| is raised to the power T.
     """
 
     c_max = None  # M(c) is finite for every c: the Gaussian factor dominates
 
     def __init__(self, sigma: Fraction, weights: Sequence[Fraction], steps: int,
-                 direction: str) -> None:
+                 direction: str = "remove", against: Sequence[Fraction] = (1,)) -> None:
         if direction not in ("remove", "add"):
             raise ValueError(f"direction must be remove or add, got {direction!r}")
-        weights = tuple(Fraction(a) for a in weights)
-        if len(weights) < 2 or weights[-1] <= 0 or min(weights) < 0 or sum(weights) != 1:
-            raise ValueError(f"weights must be >= 0, sum to 1, with the last > 0, got "
-                             f"{weights}")
-        self.sigma, self.weights, self.steps = Fraction(sigma), weights, steps
-        self.sign = 1 if direction == "remove" else -1
-        self.top = len(weights) - 1   # g
+        a, b = (tuple(Fraction(w) for w in v) for v in (weights, against))
+        if direction == "add":
+            a, b = b, a
+        size = max(len(a), len(b))
+        a, b = (v + (Fraction(0),) * (size - len(v)) for v in (a, b))
+        for v in (a, b):
+            if min(v) < 0 or sum(v) != 1:
+                raise ValueError(f"weights must be >= 0 and sum to 1, got {v}")
+        while a[-1] == b[-1] == 0:
+            a, b = a[:-1], b[:-1]
+        if a == b:
+            raise ValueError("the two mixtures are equal: no privacy loss")
+        if _ordered(a, b):
+            self.sign = 1
+        elif _ordered(b, a):
+            self.sign = -1
+        else:
+            raise ValueError(f"the weights {a} and {b} are not in likelihood-ratio order")
+        self.sigma, self.steps = Fraction(sigma), steps
+        self.weights, self.against, self.top = a, b, len(a) - 1   # g
+        # the index whose component the two sides share most: the logs are taken relative
+        # to its e_l, flat where the loss is (a phase t ln(A / B), not t (2 l y - l^2) / s^2)
+        self.pivot = max(range(len(a)), key=lambda j: min(a[j], b[j]))
 
-    def _w(self, z: "acb") -> "acb":
-        return 1 + z if self.sign > 0 else -z
-
-    def _sums(self, moments: int = 1):
-        """y -> (S_0, ..., S_{moments - 1}), S_k = sum_j j^k a_j e_j(y), for a real or
-        complex ball y (S_0 = A, S_1 = D): Horner in x = e^{y / s^2}, the constants
-        a_j e^{-j^2 / (2 s^2)} made once at the current precision (the integrands call it
-        at every node)."""
+    def _sums(self, weights, moments: int = 1):
+        """y -> (S_0, ..., S_{moments - 1}), S_k = sum_j j^k w_j e_j(y), for a real or
+        complex ball y: Horner in x = e^{y / s^2}, the constants w_j e^{-j^2 / (2 s^2)}
+        made once at the current precision (the integrands call it at every node)."""
         inv = self._inverse()
-        coeffs = [to_arb(a) * (-(j * j) * inv).exp() for j, a in enumerate(self.weights)]
+        coeffs = [to_arb(w) * (-(j * j) * inv).exp() for j, w in enumerate(weights)]
 
         def sums(y):
             x = (2 * y * inv).exp()
             out = []
             for k in range(moments):
-                total = coeffs[-1] * self.top ** k
-                for j in range(self.top - 1, -1, -1):
+                total = coeffs[-1] * (len(coeffs) - 1) ** k
+                for j in range(len(coeffs) - 2, -1, -1):
                     total = total * x + coeffs[j] * j ** k
                 out.append(total)
             return out
         return sums
 
-    def _a(self):
-        """y -> A(y) for a real or complex ball y."""
-        sums = self._sums()
-        return lambda y: sums(y)[0]
+    def _exponent(self, z):
+        """y -> (ln of the integrand phi_s(y - l) (A / e_l)^{1 + z} (B / e_l)^{-z} up to
+        the Gaussian's constant, ln(A / B)), l the pivot, for a real or complex ball y
+        (``analytic``: for acb.integral)."""
+        log_a, log_b = self._log_sum(self.weights), self._log_sum(self.against)
+        inv, l = self._inverse(), self.pivot
+
+        def exponent(y, analytic=False):
+            value = -((y - l) * (y - l)) * inv
+            a = log_a(y, analytic) if log_a else 0
+            b = log_b(y, analytic) if log_b else 0
+            if log_a:
+                value += (1 + z) * a
+            if log_b:
+                value -= z * b
+            return value, a - b
+        return exponent
+
+    def _log_sum(self, weights):
+        """y -> ln sum_j w_j e_j(y) / e_l(y), l the pivot: None for the unit mass at l
+        (the log is 0), else the log of Horner's sums in x above l and in 1 / x below it
+        (each monotone, so a complex ball of y does not make them cancel)."""
+        inv, l = self._inverse(), self.pivot
+        if weights[l] == 1:
+            return None
+        # w_j e_j / e_l = w_j e^{(l^2 - j^2) / (2 s^2)} x^{j - l}
+        coeffs = [to_arb(w) * ((l * l - j * j) * inv).exp() if w else 0
+                  for j, w in enumerate(weights)]
+        above, below = coeffs[l:], coeffs[l - 1::-1] if l else []
+
+        def horner(x, powers):   # sum_k powers[k] x^k
+            total = powers[-1]
+            for coeff in powers[-2::-1]:
+                total = total * x + coeff
+            return total
+
+        def log_sum(y, analytic=False):
+            x = (2 * y * inv).exp()
+            total = horner(x, above)
+            if below:
+                total = total + horner(1 / x, [0] + below)
+            return total.log(analytic=analytic) if analytic else total.log()
+        return log_sum
 
     def _inverse(self) -> "arb":
         """1 / (2 s^2)."""
         s = to_arb(self.sigma)
         return 1 / (2 * s * s)
 
+    def _ends(self, weights) -> Tuple[int, int]:
+        """The lowest and highest j with a positive weight."""
+        used = [j for j, w in enumerate(weights) if w]
+        return used[0], used[-1]
+
+    def _centres(self, c: "arb") -> Tuple["arb", "arb"]:
+        """The centres (1 + c) l_A - c l_B and (1 + c) g_A - c g_B of the Gaussians that
+        bound the integrand below the lowest and above the highest component."""
+        (la, ga), (lb, gb) = self._ends(self.weights), self._ends(self.against)
+        return (1 + c) * la - c * lb, (1 + c) * ga - c * gb
+
     def _range(self, c: "arb", slope: int = 0) -> Tuple["arb", "arb"]:
-        """[a, b], past the integrand's peak (at y = (1 + c + slope) g on the remove side,
-        below g on the add side) by ``_reach`` on each side; b >= g (``_tails``)."""
+        """[a, b] with a <= 0 and b >= g, past the centres (``_centres``) by ``_reach``
+        (and by g more for the slope's factor |u|)."""
         reach = self._reach()
-        peak = (1 + c + slope) if self.sign > 0 else arb(1)
-        return -reach - 1, peak * self.top + reach + 1
+        low, high = self._centres(c)
+        return (min(low, arb(0)) - reach - 1 - slope * self.top,
+                max(high, arb(self.top)) + reach + 1 + slope * self.top)
 
     def one_step(self, z: "acb") -> "acb":
         """M(z) of one step: the integral on [a, b] plus a ball for the tails."""
         s, c = to_arb(self.sigma), z.real
-        w = self._w(z)
         norm = 1 / (s * (2 * arb.pi()).sqrt())
         a, b = self._range(c)
-        big_a, inv = self._a(), self._inverse()
+        exponent = self._exponent(z)
 
-        def f(y, analytic):
-            return norm * (-(y * y) * inv + w * big_a(y).log(analytic=analytic)).exp()
+        def f(y, analytic):   # phi_s(y) e_l(y) = phi_s(y - l)
+            return norm * exponent(y, analytic)[0].exp()
 
         inner = acb.integral(f, a, b)
         tail = self._tails(a, b, c)
         return inner + acb(arb(0, tail), arb(0, tail))
 
     def _reach(self) -> "arb":
-        """How far the integration range reaches past the integrand's peak: 2 sqrt(prec)
+        """How far the integration range reaches past the integrand's centres: 2 sqrt(prec)
         s, where Phi-bar(reach / s) < 2^-prec, so the tails' bounds fall below the
         rounding (any reach gives a valid ball)."""
         return 2 * arb(flint.ctx.prec).sqrt() * to_arb(self.sigma)
 
     def _tails(self, a: "arb", b: "arb", c: "arb", slope: bool = False) -> "arb":
-        """Bounds on int phi_s |A^w| outside [a, b] (class docstring), or with ``slope``
-        on int phi_s |A^w| |ln A| (``lipschitz``): |ln A| <= -ln a_0 below 0, where
-        a_0 <= A <= 1, and |ln A| <= -ln a_0 + e_g above g, where a_0 <= A <= e_g (each
-        e_j <= e_g there): one more power of e_g."""
-        s, g = to_arb(self.sigma), self.top
-        root2, inv = arb(2).sqrt(), self._inverse()
-        floor = -to_arb(self.weights[0]).log()   # -ln a_0
+        """Bounds on int phi_s A^{1 + c} B^{-c} outside [a, b] (a <= 0, b >= g), or with
+        ``slope`` on int phi_s A^{1 + c} B^{-c} |ln(A / B)| (``lipschitz``), one side at a
+        time (``_side``)."""
+        return self._side(a, c, slope, lower=True) + self._side(b, c, slope, lower=False)
 
-        def upper(alpha):   # I(alpha)
-            return ((alpha * alpha - alpha) * g * g * inv).exp() * \
-                ((b - alpha * g) / (s * root2)).erfc() / 2
+    def _side(self, edge: "arb", c: "arb", slope: bool, lower: bool) -> "arb":
+        """Beyond ``edge`` (below a <= 0, or above b >= g), with l the end index of A on
+        that side (its lowest or highest positive weight), A / e_l is monotone, between
+        a_l and r_A = A(edge) / e_l(edge), so A <= r_A e_l; and B >= b_k e_k for each k
+        with b_k > 0.  So A^{1 + c} B^{-c} <= r_A^{1 + c} b_k^{-c} e^{(2 mu y - nu) /
+        (2 s^2)}, mu = (1 + c) l - c k, nu = (1 + c) l^2 - c k^2, whose integral is
+        e^{(mu^2 - nu) / (2 s^2)} Phi-bar(d / s), d the distance from mu to the edge
+        outward; the least over k.  With ``slope``, |ln(A / B)| <= C + D |y| with C
+        from the ranges of ln(A / e_l), ln(B / e_m) (m the end index of B) and
+        (l^2 - m^2) / (2 s^2), D = |l - m| / s^2; int |y| phi_s(y - mu) over the tail is
+        |mu| Phi-bar(d / s) + s phi(d / s) at most."""
+        s, inv = to_arb(self.sigma), self._inverse()
+        root2, pdf_norm = arb(2).sqrt(), 1 / (2 * arb.pi()).sqrt()
+        la, ga = self._ends(self.weights)
+        lb, gb = self._ends(self.against)
+        l, m = (la, lb) if lower else (ga, gb)
+        big_a, big_b = self._sums(self.weights), self._sums(self.against)
 
-        below = (-a / (s * root2)).erfc() / 2 * (floor if slope else 1)
-        if self.sign > 0:
-            r = self._a()(b) / ((2 * g * b - g * g) * inv).exp()
-            above = upper(1 + c) * (floor if slope else 1) + (upper(2 + c) if slope else 0)
-            return below + r ** (1 + c) * above
-        above = upper(arb(0)) * (floor if slope else 1) + (upper(arb(1)) if slope else 0)
-        return to_arb(self.weights[0]) ** (-c) * (below + above)
+        def scaled(sums, j):   # (sums / e_j)(edge)
+            return sums(edge)[0] / ((2 * j * edge - j * j) * inv).exp()
+
+        r_a = scaled(big_a, l)
+        if slope:
+            r_b, wa, wb = scaled(big_b, m), to_arb(self.weights[l]), to_arb(self.against[m])
+            spread = (max(abs(wa.log()), abs(r_a.log())) + max(abs(wb.log()), abs(r_b.log()))
+                      + abs(arb(l * l - m * m)) * inv)
+            rise = abs(arb(l - m)) * 2 * inv
+        best = None
+        for k, w in enumerate(self.against):
+            if not w:
+                continue
+            mu, nu = (1 + c) * l - c * k, (1 + c) * l * l - c * k * k
+            d = (mu - edge) if lower else (edge - mu)
+            tail = (d / (s * root2)).erfc() / 2
+            scale = r_a ** (1 + c) * to_arb(w) ** (-c) * ((mu * mu - nu) * inv).exp()
+            if slope:
+                tail = spread * tail + rise * (abs(mu) * tail + s * pdf_norm *
+                                               (-(d * d) / (2 * s * s)).exp())
+            bound = scale * tail
+            best = bound if best is None else min(best, bound)
+        return best
 
     def log_mgf(self, z: "acb") -> "acb":
         return self.steps * self.one_step(z).log()
 
     def rate(self) -> Fraction:
-        """The chance 1 - a_0 that a step uses the record (or the group)."""
-        return 1 - self.weights[0]
+        """The chance that a step uses the record (or the group): the total variation
+        distance sum_j max(a_j - b_j, 0) (q for Poisson sampling)."""
+        return sum((max(a - b, Fraction(0)) for a, b in zip(self.weights, self.against)),
+                   Fraction(0))
 
     def uses(self) -> Fraction:
-        """The expected number of the T steps that use the record, T (1 - a_0)."""
+        """The expected number of the T steps that use the record: T times ``rate``."""
         return self.steps * self.rate()
 
     def sup(self) -> Optional["arb"]:
-        """Remove: p / q = A is unbounded; add: q / p = 1 / A <= 1 / a_0, T steps."""
-        return None if self.sign > 0 else -self.steps * to_arb(self.weights[0]).log()
+        """ln(p / q) rises to ln(a_j / b_j) at the end j it rises to (g for ``sign`` +1, 0
+        for -1), T steps; unbounded where b_j = 0."""
+        j = -1 if self.sign > 0 else 0
+        if self.against[j] == 0:
+            return None
+        return self.steps * (to_arb(self.weights[j]) / to_arb(self.against[j])).log()
 
     def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
         """The scan of the class docstring, aiming at a bound level L = e^{drop / T}
@@ -219,80 +306,104 @@ class SubsampledGaussian:
         return min(max(worst, (far / s).upper()), top) ** self.steps
 
     def lipschitz(self, c: "arb") -> "arb":
-        """K >= |dM(c + is)/ds| = |int phi_s A^w ln A|: int phi_s A^{Re w} |ln A|, split
-        at the root y_0 of A = 1 (A increases: below y_0, ln A < 0, above, > 0), the
-        sliver [y_-, y_+] around it where the sign is unproven bounded by its width times
-        the integrand's ball there, tails bounded as in ``_tails``."""
+        """K >= |dM(c + is)/ds| = |int phi_s A^{1 + z} B^{-z} ln(A / B)|: the integral of
+        phi_s A^{1 + c} B^{-c} |ln(A / B)|, split at the root y_0 of A = B (below it
+        ln(A / B) has the sign -``sign``, above ``sign``), the sliver [y_-, y_+] around it
+        where the sign is unproven bounded by its width times the integrand's ball there,
+        tails bounded as in ``_tails``."""
         s = to_arb(self.sigma)
-        power = 1 + c if self.sign > 0 else -c
         norm = 1 / (s * (2 * arb.pi()).sqrt())
         a, b = self._range(c, slope=1)
-        big_a, inv = self._a(), self._inverse()
+        exponent = self._exponent(c)
+
+        def integrand(y, analytic=False):
+            value, ratio = exponent(y, analytic)
+            return norm * value.exp() * ratio
 
         def piece(sign):
-            def f(y, analytic):
-                log_a = big_a(y).log(analytic=analytic)
-                return sign * norm * (-(y * y) * inv + power * log_a).exp() * log_a
-            return f
+            return lambda y, analytic: sign * self.sign * integrand(y, analytic)
 
         lo, hi = self._unit_root()
-        cell = lo.union(hi)
-        log_a = big_a(cell).log()
-        sliver = (hi - lo) * abs(norm * (-(cell * cell) * inv + power * log_a).exp() * log_a)
+        sliver = (hi - lo) * abs(integrand(lo.union(hi)))
         inner = acb.integral(piece(-1), a, lo).real + acb.integral(piece(1), hi, b).real
         return (inner + sliver + self._tails(a, b, c, slope=True)).upper()
 
     def _unit_root(self) -> Tuple["arb", "arb"]:
-        """Exact y_- < y_+ with A(y_-) < 1 < A(y_+) proven, about 2^-38 g apart or as
-        close as the precision proves: A(0) < 1 (each e_j(0) <= 1, a_0 < 1) and A(g) > 1
-        (each e_j(g) >= 1, some a_j > 0 with j >= 1), then sections at 3/7 of the interval
-        (not halves: the root is often a dyadic rational, 1/2 for g = 1, where the ball of
-        A straddles 1)."""
-        big_a = self._a()
-        lo, hi = arb(0), arb(self.top)
+        """Exact y_- < y_+ around the root of A = B, with the sign of A - B proven at
+        both (``sign`` (A - B) < 0 at y_-, > 0 at y_+), about 2^-38 of the first bracket
+        apart or as close as the precision proves: a bracket from [-1, g] widened until it
+        holds (A / B runs monotonically between 0 or a_0 / b_0 and a_g / b_g or infinity,
+        one end below 1 and one above), then sections at 3/7 of the interval (not halves: the
+        root is often a dyadic rational, 1/2 for Poisson sampling, where the balls of A
+        and B overlap)."""
+        big_a, big_b = self._sums(self.weights), self._sums(self.against)
+
+        def gap(y):   # increasing in y
+            return self.sign * (big_a(y)[0] - big_b(y)[0])
+
+        lo, hi = arb(-1), arb(self.top)
+        while not gap(lo) < 0:
+            lo = 2 * lo
+        while not gap(hi) > 0:
+            hi = 2 * hi + 1
         for _ in range(48):
             mid = (lo + (hi - lo) * 3 / 7).mid()
-            value = big_a(mid)
-            if value < 1:
+            value = gap(mid)
+            if value < 0:
                 lo = mid
-            elif value > 1:
+            elif value > 0:
                 hi = mid
             else:
                 break
         return lo, hi
 
     def _variation(self, c: "arb") -> "arb":
-        """V >= TV(G) (class docstring).  (ln G)' = h / s^2, h = beta E_A - E_D - y with
-        E_A = S_1 / S_0 in [0, g] and E_D = S_2 / S_1 in [1, g] (means of j under weights
-        a_j e_j and j a_j e_j, both increasing in y: their derivatives are variances over
-        s^2).  So G increases below lo = min(0, beta g) - g and decreases above hi =
-        max(0, beta g) - 1, and TV(G) = G(lo) + G(hi) + TV on [lo, hi].  On a cell
-        [y_1, y_2] of [lo, hi] (width s / 32) the monotone means bound h by point values;
-        where h keeps its sign G is monotone and the cell adds |G(y_2) - G(y_1)|, else
-        2 sup G <= 2 G(y_1) e^{max(h) (y_2 - y_1) / s^2}."""
+        """V >= TV(G), G = s^2 phi_s A^{1 + c} B^{-c} / abs(E_A - E_B), where E_W = S_1 /
+        S_0 is the mean of j under the weights w_j e_j (increasing in y: its derivative is
+        a variance over s^2; E_A - E_B has the sign ``sign`` by the likelihood-ratio order)
+        and s^2 u' = E_A - E_B.  (ln G)' = h / s^2 with h = -y + (2 + c) E_A - (c - 1) E_B - Q, Q = (F_A -
+        F_B) / (E_A - E_B), F_W the mean of j^2 (also increasing): Q is an average of
+        2t + 1, t = 0 .. g - 1 (weights P_B(j <= t) - P_A(j <= t) >= 0), so in [1, 2g - 1].
+        So G increases below lo = -max(0, (c - 1) g) - 2g + 1 and decreases above hi =
+        (2 + c) g + max(0, (1 - c) g) - 1, and TV(G) = G(lo) + G(hi) + TV on [lo, hi].  On
+        a cell [y_1, y_2] of [lo, hi] (width s / 32) the monotone means bound h by their
+        values at the ends; where h keeps its sign G is monotone and the cell adds
+        |G(y_2) - G(y_1)|, else 2 sup G <= 2 G(y_1) e^{max(h) (y_2 - y_1) / s^2}."""
         s, g = to_arb(self.sigma), self.top
-        beta = (1 + c if self.sign > 0 else -c) + 1
-        lo = min(arb(0), (beta * g).lower()) - g   # outward: the ball of beta widens it
-        hi = max(arb(0), (beta * g).upper()) - 1
+        lo = -max(arb(0), ((c - 1) * g).upper()) - 2 * g + 1
+        hi = (2 + c).upper() * g + max(arb(0), ((1 - c) * g).upper()) - 1
         cells = max(1, int(((hi - lo) * 32 / s).upper().ceil().unique_fmpz()) + 1)
-        norm, inv, sums = s / (2 * arb.pi()).sqrt(), self._inverse(), self._sums(3)
+        norm, inv = s / (2 * arb.pi()).sqrt(), self._inverse()
+        big_a, big_b = self._sums(self.weights, 3), self._sums(self.against, 3)
 
-        def point(y):   # G(y), E_A(y), E_D(y)
-            s0, s1, s2 = sums(y)
-            return norm * (-(y * y) * inv + beta * s0.log()).exp() / s1, s1 / s0, s2 / s1
+        def point(y):   # G(y), E_A, E_B, F_A, F_B
+            a0, a1, a2 = big_a(y)
+            b0, b1, b2 = big_b(y)
+            ea, eb = a1 / a0, b1 / b0
+            value = norm * (-(y * y) * inv + (1 + c) * a0.log() - c * b0.log()).exp() / (
+                self.sign * (ea - eb))
+            return value, ea, eb, a2 / a0, b2 / b0
 
         ends = [lo + (hi - lo) * i / cells for i in range(cells + 1)]
         values = [point(y) for y in ends]
         total = values[0][0] + values[-1][0]
+        spread = arb(1).union(arb(max(2 * g - 1, 1)))
         for (y1, left), (y2, right) in zip(zip(ends, values), zip(ends[1:], values[1:])):
-            means = [beta * left[1], beta * right[1]]
-            most = max(m.upper() for m in means) - left[2].lower() - y1
-            least = min(m.lower() for m in means) - right[2].upper() - y2
-            if least > 0 or most < 0:
+            ea, eb = left[1].union(right[1]), left[2].union(right[2])
+            up, down = (left, right) if self.sign > 0 else (right, left)
+            quotient = spread   # |E_A - E_B| and |F_A - F_B| over the cell, by monotonicity
+            gap = self.sign * (up[1] - down[2]).union(down[1] - up[2])
+            if gap > 0:
+                rise = self.sign * (up[3] - down[4]).union(down[3] - up[4])
+                quotient = (rise / gap).intersection(spread)
+            h = -y1.union(y2) + (2 + c) * ea - (c - 1) * eb - quotient
+            if h > 0 or h < 0:
                 total += abs(right[0] - left[0])
             else:
-                total += 2 * left[0] * (max(most, arb(0)) * (y2 - y1) * 2 * inv).exp()
+                most = max(h.upper(), arb(0))
+                total += 2 * left[0] * (most * (y2 - y1) * 2 * inv).exp()
         return total.upper()
+
 
 
 class PoissonGaussian(SubsampledGaussian):
@@ -354,10 +465,11 @@ class Product:
 def loss_of(target) -> Product:
     """The loss of a ``Pair`` or ``Composition`` whose factors are Gaussian shifts
     N(m1, s^2) vs N(m0, s^2) (merged into one ``GaussianShifts``) or subsampled Gaussians
-    (a mixture of Gaussians N(m0 + j d, s^2), j = 0 .. g <= ``MAX_LATTICE``, against its
-    component N(m0, s^2), either order: Poisson subsampling, and groups under it; moved to
-    m0 = 0 and scaled to d = 1: sigma = s / |d|, as the hockey-stick divergence is
-    invariant under y -> (y - m0) / d); else an InputError naming the factor."""
+    (two mixtures of Gaussians N(m0 + j d, s^2), j = 0 .. g <= ``MAX_LATTICE``, in
+    likelihood-ratio order: Poisson subsampling under add, remove or substitution, and
+    groups under it; moved to m0 = 0 and scaled to d = 1: sigma = s / d, as the
+    hockey-stick divergence is invariant under y -> (y - m0) / d); else an InputError
+    naming the factor."""
     if isinstance(target, Pair):
         target = Composition.of(target)
     if not isinstance(target, Composition):
@@ -378,35 +490,54 @@ def loss_of(target) -> Product:
 
 
 def _subsampled(pair: Pair, n: int) -> SubsampledGaussian:
-    for mixed, alone, direction in ((pair.P, pair.Q, "remove"), (pair.Q, pair.P, "add")):
-        if not (isinstance(mixed, Mixture) and isinstance(alone, Gaussian)):
-            continue
-        parts = mixed.components
-        if not all(isinstance(g, Gaussian) and g.sigma == alone.sigma for _, g in parts):
-            continue
-        found = _lattice([(w, g.mean - alone.mean) for w, g in parts])
+    sides = [_components(side) for side in (pair.P, pair.Q)]
+    if None not in sides and len({g.sigma for side in sides for _, g in side}) == 1:
+        found = _lattice(*sides)
         if found is not None:
-            step, weights = found
-            return SubsampledGaussian(alone.sigma / step, weights, n, direction)
+            step, a, b = found
+            try:
+                return SubsampledGaussian(sides[0][0][1].sigma / step, a, n, against=b)
+            except ValueError:
+                pass
     raise InputError(f"the transform engine takes Gaussian shifts and subsampled Gaussians "
-                     f"(a mixture of Gaussians N(m0 + j d, s^2), j = 0 .. g <= "
-                     f"{MAX_LATTICE}, against its component N(m0, s^2)), got {pair!r}"[:400])
+                     f"(Gaussian mixtures of one sigma on a lattice of at most "
+                     f"{MAX_LATTICE + 1} points, in likelihood-ratio order), got "
+                     f"{pair!r}"[:400])
 
 
-def _lattice(offsets) -> Optional[Tuple[Fraction, Tuple[Fraction, ...]]]:
-    """(|d|, (a_0, .., a_g)) for weighted offsets w at j d, j = 0 .. g, all on one side of
-    0 with one at 0 (d: the offsets' greatest common divisor, with their sign), or None."""
-    moved = [x for _, x in offsets if x]
-    if len(moved) == len(offsets) or not moved or min(moved) < 0 < max(moved):
+def _components(side) -> Optional[Tuple]:
+    """The weighted Gaussians of one side (None if it has another component)."""
+    if isinstance(side, Gaussian):
+        return ((Fraction(1), side),)
+    if isinstance(side, Mixture) and all(isinstance(g, Gaussian) for _, g in side.components):
+        return side.components
+    return None
+
+
+def _lattice(p, q) -> Optional[Tuple[Fraction, Tuple[Fraction, ...], Tuple[Fraction, ...]]]:
+    """(d, a, b): the weights of the two sides' Gaussians at m_0 + j d, j = 0 .. g (m_0
+    their least mean, d the greatest common divisor of the offsets), or None beyond
+    ``MAX_LATTICE``."""
+    base = min(g.mean for side in (p, q) for _, g in side)
+    moved = [g.mean - base for side in (p, q) for _, g in side if g.mean != base]
+    if not moved:
         return None
     step = Fraction(0)
     for x in moved:
         step = Fraction(gcd(step.numerator * x.denominator, x.numerator * step.denominator),
                         step.denominator * x.denominator)
-    top = max(abs(x) for x in moved) / step
+    top = max(moved) / step
     if top > MAX_LATTICE:
         return None
-    weights = [Fraction(0)] * (int(top) + 1)
-    for w, x in offsets:
-        weights[int(abs(x) / step)] += w
-    return step, tuple(weights)
+    weights = []
+    for side in (p, q):
+        w = [Fraction(0)] * (int(top) + 1)
+        for a, g in side:
+            w[int((g.mean - base) / step)] += a
+        weights.append(tuple(w))
+    return step, weights[0], weights[1]
+
+
+def _ordered(a: Sequence[Fraction], b: Sequence[Fraction]) -> bool:
+    """Is a_j / b_j non-decreasing in j (a_j b_k <= a_k b_j for j < k, zeros included)?"""
+    return all(a[j] * b[k] <= a[k] * b[j] for k in range(len(a)) for j in range(k))
