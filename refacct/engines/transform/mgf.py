@@ -361,14 +361,17 @@ class SubsampledGaussian:
         """V >= TV(G), G = s^2 phi_s A^{1 + c} B^{-c} / abs(E_A - E_B), where E_W = S_1 /
         S_0 is the mean of j under the weights w_j e_j (increasing in y: its derivative is
         a variance over s^2; E_A - E_B has the sign ``sign`` by the likelihood-ratio order)
-        and s^2 u' = E_A - E_B.  (ln G)' = h / s^2 with h = -y + (2 + c) E_A - (c - 1) E_B - Q, Q = (F_A -
-        F_B) / (E_A - E_B), F_W the mean of j^2 (also increasing): Q is an average of
-        2t + 1, t = 0 .. g - 1 (weights P_B(j <= t) - P_A(j <= t) >= 0), so in [1, 2g - 1].
+        and s^2 u' = E_A - E_B.  (ln G)' = h / s^2 with h = -y + (2 + c) E_A - (c - 1) E_B
+        - Q, Q = (F_A - F_B) / (E_A - E_B), F_W the mean of j^2 (also increasing): Q is an
+        average of 2t + 1, t = 0 .. g - 1 (weights P_B(j <= t) - P_A(j <= t) of one sign),
+        so in [1, 2g - 1].
         So G increases below lo = -max(0, (c - 1) g) - 2g + 1 and decreases above hi =
         (2 + c) g + max(0, (1 - c) g) - 1, and TV(G) = G(lo) + G(hi) + TV on [lo, hi].  On
         a cell [y_1, y_2] of [lo, hi] (width s / 32) the monotone means bound h by their
         values at the ends; where h keeps its sign G is monotone and the cell adds
-        |G(y_2) - G(y_1)|, else 2 sup G <= 2 G(y_1) e^{max(h) (y_2 - y_1) / s^2}."""
+        |G(y_2) - G(y_1)|, else its variation int |G'| = int G |h| / s^2, at most
+        (y_2 - y_1) sup G max |h| / s^2 with sup G <= G(y_1) e^{max(h, 0) (y_2 - y_1) / s^2}
+        (not 2 sup G: the cell may hold more than one extremum)."""
         s, g = to_arb(self.sigma), self.top
         lo = -max(arb(0), ((c - 1) * g).upper()) - 2 * g + 1
         hi = (2 + c).upper() * g + max(arb(0), ((1 - c) * g).upper()) - 1
@@ -401,7 +404,8 @@ class SubsampledGaussian:
                 total += abs(right[0] - left[0])
             else:
                 most = max(h.upper(), arb(0))
-                total += 2 * left[0] * (most * (y2 - y1) * 2 * inv).exp()
+                peak = left[0] * (most * (y2 - y1) * 2 * inv).exp()
+                total += (y2 - y1) * peak * max(abs(h.lower()), abs(h.upper())) * 2 * inv
         return total.upper()
 
 
