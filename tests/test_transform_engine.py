@@ -121,6 +121,14 @@ def test_subsampled_gaussian_lies_inside_the_lattice_bracket(kind, query):
     assert contains(bracket, found)
 
 
+def test_one_subsampled_step_is_refused_not_run_for_ever():
+    """At T = 1 the transform of a subsampled loss decays as a power of t (the loss piles up
+    at its infimum ln(1 - q)), so its range would grow past any budget: refused, naming the
+    methods that answer it."""
+    with pytest.raises(InputError, match="quadrature"):
+        refacct.delta(subsampled(1, F(1, 2)), 1, steps=1, method="transform")
+
+
 def test_pairs_it_does_not_take_are_refused_by_name():
     with pytest.raises(InputError, match="transform"):
         refacct.delta(Pair(Laplace(0, 1), Laplace(1, 1)), 1, steps=100, method="transform")

@@ -39,10 +39,12 @@ from mpmath import mp
 
 from ..arb import acb, arb, arb_mid_rad, flint, to_arb
 from ... import progress
+from ...errors import InputError
 
 __all__ = ["Plan", "Enclosure", "Grid", "grid", "on_grid", "enclose", "delta_enclosure"]
 
 MAX_ROUNDS = 12
+MAX_NODES = 8192   # nodes on each side of 0: beyond, each node costs a second or more
 
 
 @dataclass(frozen=True)
@@ -140,40 +142,46 @@ def delta_enclosure(loss, eps: Fraction, digits: int,
                     plan: Optional[Plan] = None) -> Tuple[Enclosure, Grid]:
     """An enclosure of delta_T(eps) whose width is at most 10^-digits of its lower end,
     refining a plan (the steering choices of ``_first_plan``, or ``plan``) until it is;
-    after ``MAX_ROUNDS`` rounds the last, wider, enclosure; with the grid it lies on
+    after ``MAX_ROUNDS`` rounds, or when the next would pass ``MAX_NODES``, the last,
+    wider, enclosure; with the grid it lies on
     (nearby eps cost one sum on it: ``on_grid``).  The bounds hold whatever the plan."""
     plan = plan or _first_plan(loss, eps, digits)
     for _ in range(MAX_ROUNDS):
         nodes = grid(loss, plan)
         found = on_grid(nodes, eps)
-        if found.narrow(digits):
+        plan = None if found.narrow(digits) else _refined(nodes, found, digits, loss, eps)
+        if plan is None:
             break
-        plan = _refined(nodes, found, digits, loss, eps)
     return found, nodes
 
 
-def _refined(nodes: Grid, found: Enclosure, digits: int, loss, eps: Fraction) -> Plan:
+def _refined(nodes: Grid, found: Enclosure, digits: int, loss, eps: Fraction
+             ) -> Optional[Plan]:
     """The next plan: halve h while an aliasing bound exceeds a quarter of the tolerance;
     while the truncation does, aim the decay bound lower by the excess and a digit (when
     it sits at its aim, e^drop M_T(c), within a factor 2 either way: the plan's first aim
     is set by the integrand's peak, far above delta when delta_T(eps) is much smaller than
     the saddle suggests; a bound far below its aim does not follow it, as the closed form
-    of Gaussian shifts), else double the range; else double the precision."""
+    of Gaussian shifts), else double the range; else double the precision.  None when
+    more nodes are needed than ``MAX_NODES``."""
     plan = nodes.plan
     with flint.ctx.workprec(plan.prec):
         scale = max(found.total.lower(), arb(0))
         budget = arb(10) ** (-digits) * scale / 4
         aliased = found.below > budget or found.above > budget
         truncated = found.truncation > budget
+        met = False
         if truncated and budget > 0:
             aim = (to_arb(plan.drop) + nodes.logs[0].real).exp()
             excess = (found.truncation / budget).log() + arb(10).log()
             met = bool(aim / 2 <= nodes.decay <= 2 * aim) and excess.is_finite()
+    if (aliased or truncated and not met) and 2 * plan.n > MAX_NODES:
+        return None
     if aliased:
         return replace(plan, h=plan.h / 2, n=2 * plan.n,
                        c2=_chernoff_point(loss, eps, plan.c, plan.h / 2))
     if truncated:
-        if budget > 0 and met:
+        if met:
             lower = Fraction(int(excess.upper().ceil().unique_fmpz()))
             return replace(plan, drop=plan.drop - lower)
         return replace(plan, n=2 * plan.n)
@@ -267,10 +275,7 @@ def _first_plan(loss, eps: Fraction, digits: int) -> Plan:
             gap = 2 * mp.pi * _mpf(c2 - c) / _mpf(h)   # raise the gap by the excess
             h = h / 2 if mpmath.isinf(excess) else _rational(_mpf(h) * gap / (gap + excess + 1))
             c2 = _chernoff_point(loss, eps, c, h)
-        tail = mp.mpf(1)
-        while _log_truncation(loss, c, eps, tail) > level:
-            tail *= 2
-        n = int(mp.ceil(tail / _mpf(h)))
+        n = _nodes(loss, c, eps, h, level)
         peak = _value(loss, c, eps)   # the integrand at t = 0: cancellation below it
         prec = int(3.33 * digits) + 64 + n.bit_length() + int((peak - level) / mp.log(2)) \
             - int(3.33 * (digits + 6))
@@ -278,6 +283,24 @@ def _first_plan(loss, eps: Fraction, digits: int) -> Plan:
         drop = _rational(level - peak - mp.log(_mpf(c * (c + 1))) + mp.log(mp.pi * n * _mpf(h))
                          - mp.log(10))
     return Plan(c, c2, h, n, prec, min(drop, Fraction(-1)), eps)
+
+
+def _nodes(loss, c: Fraction, eps: Fraction, h: Fraction, level: mpmath.mpf) -> int:
+    """The nodes on each side of 0 to the first power of 2 where the truncation bound falls
+    below e^level; an InputError when that takes more than ``MAX_NODES`` (the transform of
+    a loss near a lattice, of few steps or few uses of the record, decays slowly in t: at
+    one subsampled step as a power of t).  A range not evaluable at 80 bits counts as not
+    reached."""
+    tail = mp.mpf(1)
+    while _log_truncation(loss, c, eps, tail) > level:
+        if tail > MAX_NODES * _mpf(h):
+            raise InputError(
+                f"method='transform' would need more than {MAX_NODES} nodes on each side "
+                f"here: the transform of this privacy loss decays too slowly (few steps, "
+                f"or few steps that use the record); method='quadrature' or 'bracket' "
+                f"answers it")
+        tail *= 2
+    return int(mp.ceil(tail / _mpf(h)))
 
 
 def _balanced(loss, eps: Fraction, c: Fraction, c2: Fraction, h: Fraction,
