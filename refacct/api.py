@@ -46,11 +46,12 @@ The door owns the policy; the engines (``refacct.engine``) only compute:
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import List, Optional, Sequence
 
 from . import progress, routing
 from .engine import Engine, Request
-from .errors import InputError, InputTypeError
+from .errors import InputError, InputTypeError, OutOfReach
 from .exact import (alpha_or_eps, count, digits_parameter, eps_parameter, many as is_many,
                     positive, probability)
 from .mechanisms import Dominated, Shuffled
@@ -201,10 +202,21 @@ def _run(way: routing.Route, request: Request) -> List:
     try:
         if engine.batch:
             return engine.results(way.target, request)
-        return [_one(engine, way.target, request.at(q))
-                for q in progress.shared(request.queries)]
+        return [_one_or_fallback(way, request.at(q)) for q in progress.shared(request.queries)]
+    except OutOfReach as exc:
+        raise OutOfReach(f"{engine.name} path ({way.reason}): {exc}") from None
     except InputError as exc:  # the engine's refusal, named with the route
         raise InputError(f"{engine.name} path ({way.reason}): {exc}") from None
+
+
+def _one_or_fallback(way: routing.Route, request: Request):
+    """One query on the route, or on its fallback when the engine finds it out of reach."""
+    try:
+        return _one(way.engine, way.target, request)
+    except OutOfReach:
+        if way.fallback is None:
+            raise
+        return _run(way.fallback, replace(request, steps=way.fallback.steps))[0]
 
 
 def _one(engine: Engine, target, request: Request):

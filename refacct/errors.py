@@ -8,7 +8,7 @@ reported as such (``refacct --debug`` shows the traceback).
 """
 from __future__ import annotations
 
-__all__ = ["InputError", "InputTypeError", "TimeLimitError"]
+__all__ = ["InputError", "InputTypeError", "OutOfReach", "TimeLimitError"]
 
 
 class InputError(ValueError):
@@ -18,6 +18,13 @@ class InputError(ValueError):
 
 class InputTypeError(InputError, TypeError):
     """Bad input of the wrong type (an ``InputError`` and a ``TypeError``)."""
+
+
+class OutOfReach(InputError):
+    """The method asked for would need more than its budget on this query (the transform's
+    nodes, when the transform of the loss decays too slowly): the message names the
+    methods that answer it.  Under ``method="auto"`` the door takes the route's fallback
+    (``refacct.routing.Route``) instead; a method the user chose is refused as input."""
 
 
 class TimeLimitError(RuntimeError):

@@ -21,9 +21,12 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   (``engines.quadrature.laplace_shift``) up to ``LAPLACE_MAX_STEPS`` = 300 (the cost grows
   as T^3: eps(delta) at T = 300 takes 13 to 40 s, at T = 1000 two minutes);
 * beyond those, the transform engine (``refacct.transform``: proven digits) where it
-  takes every term (Gaussian shifts and Poisson-subsampled Gaussians under add, remove or
-  substitution, groups included),
-  the record (or group) is used in at least ``TRANSFORM_MIN_USES`` = 10 steps in
+  takes every term (Gaussian and Laplace shifts, Poisson-subsampled Gaussians under add,
+  remove or substitution, groups included), each Laplace shift has at least
+  ``LAPLACE_MIN_OFF_ATOMS`` = 50 steps off its loss's atoms in expectation
+  (``engines.transform.laplace``: the truncation bound's floor, the atoms' share to the
+  power T, is then about e^-50), the record (or group) is used in at least
+  ``TRANSFORM_MIN_USES`` = 10 steps in
   expectation (sum_i T_i q_i, a group of g counting 1 - (1 - q)^g for q,
   ``engines.transform.mgf.Product.uses``: with fewer uses the loss is nearly a lattice
   of few active steps, its transform decays slowly in t, and the bracket is faster) and
@@ -31,6 +34,13 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   the proven decay bound's cost grows as 1 / q; at sigma 1, q 1e-4, T 10^5 the 20 digits
   of delta(1/10), delta(1/2) ~ 1e-16, eps(1e-10) and eps(1e-5) take 35 to 90 s each,
   where the bracket gives 2 digits in 3 to 40 s); else a proven bracket;
+* self-compositions of a Laplace shift take the transform below ``LAPLACE_MAX_STEPS`` too
+  once 50 steps leave the atoms (e0 = 1: 200 steps; milliseconds where the T-fold law's
+  closed form takes seconds to minutes);
+* a query the transform finds out of its reach (``errors.OutOfReach``: a tail where the
+  loss's atoms dominate, so its decay bound cannot reach the tolerance within
+  ``MAX_NODES`` nodes) goes to the route's fallback: the standard engines within their
+  range, else the bracket;
 * never a bracket of more than ``MAX_STEPS`` = 10^5 compositions (the brackets' range),
   never more than ``CLOSED_MAX_STEPS`` compositions at all.
 
@@ -53,7 +63,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from .brackets import BRACKET
 from .certified import CERTIFIED
@@ -72,7 +82,8 @@ from .transform import TRANSFORM
 
 __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX_STEPS",
            "EXACT_MAX_STEPS",
-           "MAX_MIXED_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_RATE", "ENGINES",
+           "MAX_MIXED_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_RATE",
+           "LAPLACE_MIN_OFF_ATOMS", "ENGINES",
            "SHUFFLED_ENGINES", "Route", "compositions", "route_pair", "route_entry"]
 
 MAX_STEPS = 10 ** 5
@@ -82,6 +93,7 @@ LAPLACE_MAX_STEPS = 300
 EXACT_MAX_STEPS = 10 ** 4
 MAX_MIXED_STEPS = 7
 TRANSFORM_MIN_USES = 10
+LAPLACE_MIN_OFF_ATOMS = 50
 TRANSFORM_MIN_RATE = Fraction(1, 10 ** 4)
 STANDARD = "standard engines"
 SHUFFLED = "002's lower bounds"
@@ -99,12 +111,14 @@ class Route:
     ``PublicMixture``), a catalogue entry or a ``Shuffled``, composed ``steps`` more times
     by the engine itself (T for a proven bracket of a self-composition's 1-step entry;
     else 1, and ``target`` already holds every composition).  ``reason`` says why, in
-    words."""
+    words; ``fallback`` is where a query goes that ``engine`` finds out of its reach
+    (``errors.OutOfReach``: the transform on a tail its decay bound does not reach)."""
 
     target: object
     steps: int
     engine: Engine
     reason: str
+    fallback: Optional["Route"] = None
 
     @property
     def bracket(self) -> bool:
@@ -143,15 +157,26 @@ def compositions(x) -> Tuple[int, bool]:
 
 def _limit(x, continuous: bool) -> int:
     if continuous:
-        pairs = [_factors(pair) for pair in _terms(x) if not isinstance(pair, PublicMixture)]
-        if len(pairs) < len(_terms(x)):
+        pairs = _pair_factors(x)
+        if pairs is None:
             return QUADRATURE_MAX_STEPS
         if all(shift_squared(factors) is not None for factors in pairs):
             return CLOSED_MAX_STEPS
-        if all(laplace_shift(factors) is not None for factors in pairs):
+        if _laplace(pairs):
             return LAPLACE_MAX_STEPS
         return QUADRATURE_MAX_STEPS
     return CLOSED_MAX_STEPS if all(_few_atoms(pair) for pair in _terms(x)) else EXACT_MAX_STEPS
+
+
+def _pair_factors(x) -> Optional[List]:
+    """The factors of each term of ``x`` (None if a term is a public mixture)."""
+    pairs = [_factors(pair) for pair in _terms(x) if not isinstance(pair, PublicMixture)]
+    return pairs if len(pairs) == len(_terms(x)) else None
+
+
+def _laplace(pairs) -> bool:
+    """Is every term a self-composition of one Laplace shift pair?"""
+    return pairs is not None and all(laplace_shift(factors) is not None for factors in pairs)
 
 
 def _few_atoms(pair) -> bool:
@@ -168,21 +193,30 @@ def _few_atoms(pair) -> bool:
 def _transformed(x, times: int = 1) -> bool:
     """Does the transform engine take every term of ``x`` composed ``times`` times, with
     the record used in at least ``TRANSFORM_MIN_USES`` steps in expectation and no
-    sampling rate below ``TRANSFORM_MIN_RATE``?"""
+    sampling rate below ``TRANSFORM_MIN_RATE`` (subsampled Gaussians), and at least
+    ``LAPLACE_MIN_OFF_ATOMS`` steps off the loss's atoms (Laplace shifts)?"""
     for pair in _terms(x):
         try:
             loss = loss_of(pair)
         except InputError:
             return False
-        if times * loss.uses() < TRANSFORM_MIN_USES or loss.least_rate() < TRANSFORM_MIN_RATE:
+        uses, off = times * loss.uses(), times * loss.off_atoms()
+        if not (uses or off) or 0 < uses < TRANSFORM_MIN_USES or \
+                0 < off < LAPLACE_MIN_OFF_ATOMS or loss.least_rate() < TRANSFORM_MIN_RATE:
             return False
     return True
 
 
-def _by_transform(x, total: int, continuous: bool) -> Route:
-    return Route(x, 1, TRANSFORM, f"{_why(x, total, continuous, False)}; the record used in "
-                 f">= {TRANSFORM_MIN_USES} steps in expectation, sampling rates >= "
-                 f"{TRANSFORM_MIN_RATE}: the transform")
+def _by_transform(x, total: int, continuous: bool, fallback: Optional[Route]) -> Route:
+    if total <= _limit(x, continuous):
+        why = (f"Laplace shifts, >= {LAPLACE_MIN_OFF_ATOMS} steps off the loss's atoms in "
+               f"expectation: the transform (the closed form of the {total}-fold law is slower)")
+    else:
+        why = (f"{_why(x, total, continuous, False)}; the record used in >= "
+               f"{TRANSFORM_MIN_USES} steps in expectation, sampling rates >= "
+               f"{TRANSFORM_MIN_RATE}, Laplace shifts >= {LAPLACE_MIN_OFF_ATOMS} steps off "
+               f"their atoms: the transform")
+    return Route(x, 1, TRANSFORM, why, fallback)
 
 
 def _check_total(total: int, bracket: bool = True) -> None:
@@ -208,11 +242,15 @@ def route_pair(x, force: bool = False) -> Route:
     catalogue entry that already holds every composition."""
     count, continuous = compositions(x)
     _check_total(count, bracket=False)
-    if force or count > _limit(x, continuous):
-        if not force and _transformed(x):
-            return _by_transform(x, count, continuous)
+    beyond = count > _limit(x, continuous)
+    bracket = Route(x, 1, BRACKET, _why(x, count, continuous, force)) \
+        if count <= MAX_STEPS else None
+    if not force and (beyond or _laplace(_pair_factors(x))) and _transformed(x):
+        return _by_transform(x, count, continuous,
+                             bracket if beyond else Route(x, 1, QUADRATURE, STANDARD))
+    if force or beyond:
         _check_total(count)
-        return Route(x, 1, BRACKET, _why(x, count, continuous, force))
+        return bracket
     return Route(x, 1, QUADRATURE, STANDARD)
 
 
@@ -232,11 +270,15 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
     labels = [label for label, _ in one.terms]
     if [label for label, _ in two.terms] == labels and \
             all(p2 == p1 ** 2 for (_, p1), (_, p2) in zip(one.terms, two.terms)):
-        if force or count * T > _limit(one, continuous):
-            if not force and _transformed(one, T):
-                return _by_transform(make(T), count * T, continuous)
+        beyond = count * T > _limit(one, continuous)
+        bracket = Route(one, T, BRACKET, _why(one, count * T, continuous, force)) \
+            if count * T <= MAX_STEPS else None
+        if not force and (beyond or _laplace(_pair_factors(one))) and _transformed(one, T):
+            return _by_transform(make(T), count * T, continuous,
+                                 bracket if beyond else Route(make(T), 1, QUADRATURE, STANDARD))
+        if force or beyond:
             _check_total(count * T)
-            return Route(one, T, BRACKET, _why(one, count * T, continuous, force))
+            return bracket
         return Route(make(T), 1, QUADRATURE, STANDARD)
     if two.terms == one.terms:  # the curve does not depend on the steps
         return route_pair(make(T), force)

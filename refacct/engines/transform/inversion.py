@@ -39,7 +39,7 @@ from mpmath import mp
 
 from ..arb import acb, arb, arb_mid_rad, flint, to_arb
 from ... import progress
-from ...errors import InputError
+from ...errors import OutOfReach
 
 __all__ = ["Plan", "Enclosure", "Grid", "grid", "on_grid", "enclose", "delta_enclosure"]
 
@@ -287,18 +287,18 @@ def _first_plan(loss, eps: Fraction, digits: int) -> Plan:
 
 def _nodes(loss, c: Fraction, eps: Fraction, h: Fraction, level: mpmath.mpf) -> int:
     """The nodes on each side of 0 to the first power of 2 where the truncation bound falls
-    below e^level; an InputError when that takes more than ``MAX_NODES`` (the transform of
+    below e^level; ``OutOfReach`` when that takes more than ``MAX_NODES`` (the transform of
     a loss near a lattice, of few steps or few uses of the record, decays slowly in t: at
     one subsampled step as a power of t).  A range not evaluable at 80 bits counts as not
     reached."""
     tail = mp.mpf(1)
     while _log_truncation(loss, c, eps, tail) > level:
         if tail > MAX_NODES * _mpf(h):
-            raise InputError(
+            raise OutOfReach(
                 f"method='transform' would need more than {MAX_NODES} nodes on each side "
                 f"here: the transform of this privacy loss decays too slowly (few steps, "
-                f"or few steps that use the record); method='quadrature' or 'bracket' "
-                f"answers it")
+                f"few that use the record, or a tail where the loss's atoms dominate); "
+                f"method='quadrature' or 'bracket' answers it")
         tail *= 2
     return int(mp.ceil(tail / _mpf(h)))
 

@@ -7,7 +7,8 @@ M_i(z) (any branch: exp(T ln M) = M^T for integer T), ``decay(c, t, drop)`` an u
 on sup_{s >= t} |M_T(c + i s)| (``drop`` steers: the bound aimed at, e^drop M_T(c); any
 value gives a valid bound), ``c_max`` the supremum of the c where M_T(c) is finite,
 ``sup()`` the essential supremum of L_T as a ball (None: unbounded), beyond which delta_T
-is 0.  ``Product`` composes losses; ``loss_of`` reads the loss of a pair or composition.
+is 0.  ``Product`` composes losses; ``loss_of`` reads the loss of a pair or composition
+(Laplace shifts: ``laplace``).
 
 Gaussian shifts: N(mu, s^2) vs N(0, s^2) has L ~ N(m^2/2, m^2) under P with m = mu / s, so
 ln M(z) = m^2 z (z + 1) / 2, and a composition of shifts is one shift with m^2 = sum_i T_i
@@ -21,11 +22,13 @@ from fractions import Fraction
 from math import gcd
 from typing import Optional, Sequence, Tuple
 
-from ...distributions import Gaussian, Mixture
+from ...distributions import Gaussian, Laplace, Mixture
 from ...errors import InputError
 from ...pairs import Composition, Pair
 from ... import progress
 from ..arb import acb, arb, flint, to_arb
+from ..quadrature.shift import shift_pair
+from .laplace import LaplaceShift
 
 __all__ = ["MAX_LATTICE", "GaussianShifts", "SubsampledGaussian", "PoissonGaussian", "Product",
            "loss_of"]
@@ -449,6 +452,11 @@ class Product:
         uses it is nearly a lattice of few active steps, whose transform decays slowly)."""
         return sum((f.uses() for f in self.factors), Fraction(0))
 
+    def off_atoms(self) -> Fraction:
+        """The Laplace factors' steps off their atoms (``LaplaceShift.off_atoms``)."""
+        return sum((f.off_atoms() for f in self.factors if isinstance(f, LaplaceShift)),
+                   Fraction(0))
+
     def least_rate(self) -> Fraction:
         """The smallest sampling rate q of the subsampled factors (1 without any): one
         step's |M(c + is)| falls below M(c) only by about (q s)^2, so the decay bound's
@@ -468,7 +476,9 @@ class Product:
 
 def loss_of(target) -> Product:
     """The loss of a ``Pair`` or ``Composition`` whose factors are Gaussian shifts
-    N(m1, s^2) vs N(m0, s^2) (merged into one ``GaussianShifts``) or subsampled Gaussians
+    N(m1, s^2) vs N(m0, s^2) (merged into one ``GaussianShifts``), Laplace shifts
+    Lap(a, b) vs Lap(a', b) (one ``LaplaceShift`` for each ratio abs(a - a') / b) or
+    subsampled Gaussians
     (two mixtures of Gaussians N(m0 + j d, s^2), j = 0 .. g <= ``MAX_LATTICE``, in
     likelihood-ratio order: Poisson subsampling under add, remove or substitution, and
     groups under it; moved to m0 = 0 and scaled to d = 1: sigma = s / d, as the
@@ -479,7 +489,7 @@ def loss_of(target) -> Product:
     if not isinstance(target, Composition):
         raise InputError("the transform engine takes a pair or a composition (not a public "
                          "mixture)")
-    shifts, factors = Fraction(0), []
+    shifts, laplace, factors = Fraction(0), {}, []
     for pair, n in target.factors:
         if pair.P == pair.Q:
             continue
@@ -487,7 +497,13 @@ def loss_of(target) -> Product:
                 pair.P.sigma == pair.Q.sigma:
             shifts += n * ((pair.P.mean - pair.Q.mean) / pair.P.sigma) ** 2
             continue
+        one = shift_pair(pair, Laplace)
+        if one is not None:
+            e0 = abs(one[0].loc - one[1].loc) / one[0].scale
+            laplace[e0] = laplace.get(e0, 0) + n
+            continue
         factors.append(_subsampled(pair, n))
+    factors += [LaplaceShift(e0, n) for e0, n in laplace.items()]
     if shifts or not factors:
         factors.append(GaussianShifts(shifts))
     return Product(factors)
@@ -503,8 +519,8 @@ def _subsampled(pair: Pair, n: int) -> SubsampledGaussian:
                 return SubsampledGaussian(sides[0][0][1].sigma / step, a, n, against=b)
             except ValueError:
                 pass
-    raise InputError(f"the transform engine takes Gaussian shifts and subsampled Gaussians "
-                     f"(Gaussian mixtures of one sigma on a lattice of at most "
+    raise InputError(f"the transform engine takes Gaussian and Laplace shifts and subsampled "
+                     f"Gaussians (Gaussian mixtures of one sigma on a lattice of at most "
                      f"{MAX_LATTICE + 1} points, in likelihood-ratio order), got "
                      f"{pair!r}"[:400])
 
