@@ -97,12 +97,16 @@ class Grid:
     chernoff: "arb"
 
 
-def grid(loss, plan: Plan) -> Grid:
-    """The loss on ``plan``: N + 2 values of ln M_T and one decay bound."""
+def grid(loss, plan: Plan, known: Optional[Grid] = None) -> Grid:
+    """The loss on ``plan``: N + 2 values of ln M_T and one decay bound; the nodes of
+    ``known`` are taken from it when it lies on the same contour, step and precision (a
+    refinement that only widens the range computes the new nodes alone)."""
+    same = known is not None and (known.plan.c, known.plan.h, known.plan.prec) == \
+        (plan.c, plan.h, plan.prec)
     with flint.ctx.workprec(plan.prec):
         c, h = to_arb(plan.c), to_arb(plan.h)
-        logs = []
-        for n in range(plan.n + 1):
+        logs = list(known.logs[:plan.n + 1]) if same else []
+        for n in range(len(logs), plan.n + 1):
             if n % 32 == 0:
                 progress.note(f"transform: node {n} of {plan.n}")
             logs.append(loss.log_mgf(acb(c, n * h)))
@@ -145,9 +149,9 @@ def delta_enclosure(loss, eps: Fraction, digits: int,
     after ``MAX_ROUNDS`` rounds, or when the next would pass ``MAX_NODES``, the last,
     wider, enclosure; with the grid it lies on
     (nearby eps cost one sum on it: ``on_grid``).  The bounds hold whatever the plan."""
-    plan = plan or _first_plan(loss, eps, digits)
+    plan, nodes = plan or _first_plan(loss, eps, digits), None
     for _ in range(MAX_ROUNDS):
-        nodes = grid(loss, plan)
+        nodes = grid(loss, plan, nodes)
         found = on_grid(nodes, eps)
         plan = None if found.narrow(digits) else _refined(nodes, found, digits, loss, eps)
         if plan is None:
