@@ -25,10 +25,10 @@ from typing import Optional, Sequence, Tuple
 from ...distributions import Gaussian, Laplace, Mixture
 from ...errors import InputError
 from ...pairs import Composition, Pair
-from ... import progress
 from ..arb import acb, arb, flint, to_arb
 from ..quadrature.shift import shift_pair
 from .laplace import LaplaceShift
+from .scan import scan
 
 __all__ = ["MAX_LATTICE", "GaussianShifts", "SubsampledGaussian", "PoissonGaussian", "Product",
            "loss_of"]
@@ -289,24 +289,13 @@ class SubsampledGaussian:
         return self.steps * (to_arb(self.weights[j]) / to_arb(self.against[j])).log()
 
     def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
-        """The scan of the class docstring, aiming at a bound level L = e^{drop / T}
-        M(c) a step (drop < 0): cells of width (L - m) / K while |M| = m < L, else
-        (M(c) - m) / (8 K), and the scan ends where V / s falls under L or the largest
-        cell bound."""
+        """The scan of the class docstring (``scan``), aiming at a bound level L =
+        e^{drop / T} M(c) a step (drop < 0), with the far bound V / s."""
         top = self.one_step(acb(c)).real.upper()
         level = (top * to_arb(drop / self.steps).exp()).upper() if drop < 0 else arb(0)
-        slope, far = self.lipschitz(c), self._variation(c)
-        worst, s = arb(0), t
-        while True:
-            progress.check()
-            m = abs(self.one_step(acb(c, s))).upper()
-            h = (level - m) / slope if m < level else (top - m) / (8 * slope)
-            h = max(h, arb(1) / 64)
-            worst = max(worst, (m + slope * h).upper())
-            s = (s + h).lower()
-            if (far / s).upper() <= max(worst, level) or worst >= top:
-                break
-        return min(max(worst, (far / s).upper()), top) ** self.steps
+        far = self._variation(c)
+        return scan(self.one_step, c, t, top, level, self.lipschitz(c),
+                    lambda s: far / s) ** self.steps
 
     def lipschitz(self, c: "arb") -> "arb":
         """K >= |dM(c + is)/ds| = |int phi_s A^{1 + z} B^{-z} ln(A / B)|: the integral of
