@@ -178,8 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--transform", action="store_true",
                        help="proven enclosures for many steps (refacct.transform): "
                             "compositions of Gaussian and Laplace shifts and "
-                            "Poisson-subsampled Gaussians, about 10 or more draws of the "
-                            "record")
+                            "subsampled Gaussians and Laplaces, about 10 or more draws of "
+                            "the record")
         p.add_argument("--width", metavar="W",
                        help="target width of a proven bracket: relative for delta, "
                             "absolute for eps (default 1/100)")

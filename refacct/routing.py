@@ -21,9 +21,9 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   (``engines.quadrature.laplace_shift``) up to ``LAPLACE_MAX_STEPS`` = 300 (the cost grows
   as T^3: eps(delta) at T = 300 takes 13 to 40 s, at T = 1000 two minutes);
 * beyond those, the transform engine (``refacct.transform``: proven digits) where it
-  takes every term (Gaussian and Laplace shifts, Poisson-subsampled Gaussians under add,
-  remove or substitution, groups included), each Laplace shift has at least
-  ``LAPLACE_MIN_OFF_ATOMS`` = 50 steps off its loss's atoms in expectation
+  takes every term (Gaussian and Laplace shifts, Poisson- and WOR-subsampled Gaussians
+  and Laplaces under add, remove or substitution, groups included), the Laplace factors
+  have at least ``LAPLACE_MIN_OFF_ATOMS`` = 50 steps off their loss's atoms in expectation
   (``engines.transform.laplace``: the truncation bound's floor, the atoms' share to the
   power T, is then about e^-50), the record (or group) is used in at least
   ``TRANSFORM_MIN_USES`` = 10 steps in

@@ -3,12 +3,12 @@ delta_T(eps) and eps_T(delta) of many-step compositions as proven enclosures, by
 the moment generating function of the privacy loss (``engines.transform``: the trapezoidal
 rule on Re z = c with its aliasing, truncation and inner-quadrature errors bounded in Arb).
 
-It takes a pair or composition whose factors are Gaussian and Laplace shifts
-(``engines.transform.laplace``) and subsampled Gaussians (two Gaussian mixtures on a
-lattice in likelihood-ratio order, ``engines.transform.mgf.loss_of``), in any mix (noise
-schedules, sampling rates, mechanisms), so a catalogue entry's terms under Poisson sampling
-or none, add, remove or substitution, groups included.  Its cost grows with the
-nodes the integrand needs, which fall as T grows (the modulus of M_T(c + it) = M(c + it)^T
+It takes a pair or composition whose factors are Gaussian and Laplace shifts and
+subsampled Gaussians and Laplaces (two mixtures of one family and width on a lattice in
+likelihood-ratio order, ``engines.transform.mgf.loss_of``, ``engines.transform.laplace``),
+in any mix (noise schedules, sampling rates, mechanisms), so a catalogue entry's terms
+under Poisson or WOR sampling or none, add, remove or substitution, groups included.  Its
+cost grows with the nodes the integrand needs, which fall as T grows (the modulus of M_T(c + it) = M(c + it)^T
 decays faster): an engine for many steps; small T is the quadrature's.
 
 >>> import refacct

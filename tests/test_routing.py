@@ -85,12 +85,13 @@ def test_a_width_asks_for_the_bracket_where_auto_gives_the_transform():
 
 
 def test_the_transform_takes_no_other_family():
-    """Laplace and randomized response under Poisson sampling, and the truncated-Poisson
-    Gaussian (a public mixture), stay with the brackets however many uses."""
-    for make in (maker("laplace", "poisson", scale=1, q="1/10"),
-                 maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20",
-                       max_batch=6)):
-        assert routing.route_entry(make, 1000).bracket
+    """The truncated-Poisson Gaussian (a public mixture) stays with the brackets however
+    many uses; the Poisson-subsampled Laplace goes to the transform from 10 uses on."""
+    make = maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20", max_batch=6)
+    assert routing.route_entry(make, 1000).bracket
+    laplace = maker("laplace", "poisson", scale=1, q="1/10")
+    assert routing.route_entry(laplace, 1000).engine.name == "transform"
+    assert routing.route_entry(laplace, 99).bracket
 
 
 def test_force_brackets_at_any_number_of_steps():

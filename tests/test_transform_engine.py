@@ -130,7 +130,7 @@ def test_one_subsampled_step_is_refused_not_run_for_ever():
 
 
 def test_pairs_it_does_not_take_are_refused_by_name():
-    sampled = Pair(Mixture([(F(9, 10), Laplace(0, 1)), (F(1, 10), Laplace(1, 1))]),
+    sampled = Pair(Mixture([(F(9, 10), Laplace(0, 1)), (F(1, 10), Gaussian(1, 1))]),
                    Laplace(0, 1))
     with pytest.raises(InputError, match="transform"):
         refacct.delta(sampled, 1, steps=100, method="transform")

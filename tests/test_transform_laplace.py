@@ -1,6 +1,7 @@
-"""The transform engine on Laplace shifts (``refacct.engines.transform.laplace``): the moment
-generating function of the loss in closed form, its decay bound, and proven delta(eps),
-eps(delta) at many steps.
+"""The transform engine on Laplace shifts and subsampled Laplaces
+(``refacct.engines.transform.laplace``): the moment generating function of the loss (in
+closed form, or by Arb's integration on the lattice cells), its decay bound, and proven
+delta(eps), eps(delta) at many steps.
 
 Oracles: M(0) = E_P[1] = 1 and M(-1) = E_Q[1] = 1; M at complex z by quadrature of the
 pair's densities, split at their kinks (a second method); the T-fold law of the loss
@@ -14,11 +15,12 @@ import pytest
 from mpmath import mp
 
 import refacct
-from refacct import Gaussian, Laplace, Pair
+from refacct import Gaussian, Laplace, Mixture, Pair
 from refacct.engines.arb import acb, arb, flint, to_arb
 from refacct.engines.quadrature.laplace_shift import hockey_laplace
-from refacct.engines.transform.laplace import LaplaceShift
+from refacct.engines.transform.laplace import LaplaceShift, SubsampledLaplace
 from refacct.errors import OutOfReach
+from refacct.mechanisms import build, laplace
 
 
 def by_quadrature(loc: F, scale: F, z) -> mp.mpc:
@@ -31,7 +33,22 @@ def by_quadrature(loc: F, scale: F, z) -> mp.mpc:
     return mp.quad(f, [-mp.inf, 0, a, mp.inf])
 
 
-def at(loss: LaplaceShift, z) -> mp.mpc:
+def mixture_by_quadrature(scale: F, a, b, z) -> mp.mpc:
+    """E_Q[(p / q)^{1 + z}] for P = sum_j a_j Lap(j, scale), Q = sum_j b_j Lap(j, scale),
+    split at the lattice points."""
+    s = mp.mpf(scale.numerator) / scale.denominator
+
+    def density(w, y):
+        return sum(mp.mpf(x.numerator) / x.denominator * mp.exp(-abs(y - j) / s) / (2 * s)
+                   for j, x in enumerate(w) if x)
+
+    def f(y):
+        q = density(b, y)
+        return q * (density(a, y) / q) ** (1 + z)
+    return mp.quad(f, [-mp.inf] + list(range(len(a))) + [mp.inf])
+
+
+def at(loss, z) -> mp.mpc:
     with flint.ctx.workprec(200):
         m = loss.one_step(acb(to_arb(F(str(z.real))), to_arb(F(str(z.imag)))))
         return mp.mpc(m.real.mid().str(40, radius=False), m.imag.mid().str(40, radius=False))
@@ -49,6 +66,37 @@ def test_mgf_is_one_at_zero_and_minus_one():
 def test_mgf_matches_quadrature_of_the_densities(z):
     with mp.workdps(30):
         assert abs(at(LaplaceShift(F(1, 2), 1), z) - by_quadrature(F(1), F(2), z)) < 1e-20
+
+
+POISSON = (F(9, 10), F(1, 10)), (F(1), F(0))
+SUBSTITUTION = (F(0), F(9, 10), F(1, 10)), (F(1, 10), F(9, 10), F(0))
+
+
+@pytest.mark.parametrize("scale,weights", [(F(1), POISSON), (F(1, 2), SUBSTITUTION),
+                                            (F(3), POISSON[::-1])])
+@pytest.mark.parametrize("z", [mp.mpc("0.5", "3"), mp.mpc("2", "40"), 0, -1])
+def test_subsampled_mgf_matches_quadrature_of_the_densities(scale, weights, z):
+    """Poisson remove and add (reversed) and substitution (001 Sec. 7); at z = 0 and
+    -1 the value is 1."""
+    loss = SubsampledLaplace(scale, weights[0], 1, against=weights[1])
+    with mp.workdps(30):
+        expected = mixture_by_quadrature(scale, *weights, mp.mpc(z))
+        assert abs(at(loss, mp.mpc(z)) - expected) < 1e-15
+        if z in (0, -1):
+            assert abs(expected - 1) < 1e-20
+
+
+def test_subsampled_decay_and_lipschitz_bounds_hold():
+    """The decay bound lies above |M(c + is)|^T beyond t; the Lipschitz bound above
+    |M(c + is') - M(c + is)| / (s' - s)."""
+    loss = SubsampledLaplace(F(1), *SUBSTITUTION[:1], 5, against=SUBSTITUTION[1])
+    with flint.ctx.workprec(128):
+        c, t = to_arb(F(1, 2)), to_arb(F(3))
+        bound, slope = loss.decay(c, t, F(-2)), loss.lipschitz(c)
+        values = {s: loss.one_step(acb(c, to_arb(F(s)))) for s in (3, F(31, 10), 7, 20, 300)}
+        for s, m in values.items():
+            assert abs(m) ** 5 < bound
+        assert abs(values[F(31, 10)] - values[3]) < slope / 10
 
 
 def test_decay_bound_lies_above_the_modulus_beyond_it():
@@ -112,4 +160,26 @@ def test_mixed_laplace_and_gaussian_lie_inside_the_lattice_bracket():
     found = refacct.delta(mixed, 60, method="transform")
     bracket = refacct.delta(mixed, 60, method="bracket", width="1e-2")
     assert found.verified_digits >= 20
+    assert bracket.lower <= found.lower <= found.upper <= bracket.upper
+
+
+@pytest.mark.parametrize("pair", [
+    Pair(Mixture([(F(9, 10), Laplace(0, 1)), (F(1, 10), Laplace(1, 1))]), Laplace(0, 1)).swap(),
+    Pair(Mixture([(F(19, 20), Laplace(0, 1)), (F(1, 20), Laplace(2, 1))]), Laplace(0, 1))])
+def test_subsampled_laplace_lies_inside_the_lattice_bracket(pair):
+    """Poisson add (q 1/10, scale 1, T 1000) and remove (q 1/20, sensitivity 2 on a
+    lattice of step 2, T 300)."""
+    steps = 1000 if pair.P == Laplace(0, 1) else 300
+    found = refacct.epsilon(pair ** steps, "1e-5", method="transform")
+    bracket = refacct.epsilon(pair ** steps, "1e-5", method="bracket", width="1e-2")
+    assert found.proven and found.verified_digits >= 20
+    assert bracket.lower <= found.lower <= found.upper <= bracket.upper
+
+
+def test_auto_takes_the_transform_for_the_poisson_laplace_entry():
+    """Laplace, scale 1, Poisson q 1/100, add-remove, 1000 steps: 10 draws of the record."""
+    entry = build(laplace(1), "poisson", "add-remove", q="1/100")
+    found = refacct.epsilon(entry, "1e-5", steps=1000)
+    bracket = refacct.epsilon(entry, "1e-5", steps=1000, method="bracket", width="1e-3")
+    assert found.engine == "transform" and found.verified_digits >= 20
     assert bracket.lower <= found.lower <= found.upper <= bracket.upper

@@ -1,5 +1,7 @@
-"""The moment generating function of the Laplace mechanism's privacy loss in closed form,
-for the transform engine (``inversion``; the interface is ``mgf``'s).
+"""Moment generating functions of the Laplace mechanism's privacy loss, for the transform
+engine (``inversion``; the interface is ``mgf``'s): the shift pair in closed form
+(``LaplaceShift``), two Laplace mixtures on a lattice by Arb's rigorous integration
+(``SubsampledLaplace``).
 
 Lap(a, b) || Lap(a', b) with e0 = abs(a - a') / b: under P the loss has the atoms e0 (mass
 1/2) and -e0 (mass e^{-e0} / 2) and the density e^{(x - e0) / 2} / 4 on (-e0, e0)
@@ -22,11 +24,14 @@ it is nearly a lattice, which the closed form of the T-fold law and the brackets
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Optional
+from typing import List, Optional, Sequence, Tuple
 
 from ..arb import acb, arb, to_arb
+from .scan import scan
 
-__all__ = ["LaplaceShift"]
+__all__ = ["LaplaceShift", "SubsampledLaplace"]
+
+SUBCELLS = 32   # pieces of a lattice cell on which the variation's derivative is bounded
 
 
 class LaplaceShift:
@@ -70,3 +75,225 @@ class LaplaceShift:
         share of M(c) tends to (1 + e^{-e0}) / 2 as c -> 0, and its T-th power, about
         e^{-T (1 - e^{-e0}) / 2}, is the floor of the truncation bound relative to M_T(c)."""
         return self.steps * self.e0 / (2 * (1 + self.e0))
+
+
+class SubsampledLaplace:
+    """The loss of ``steps`` steps of two Laplace mixtures on one lattice: P = sum_j a_j
+    Lap(j, b) against Q = sum_j b_j Lap(j, b), j = 0 .. g, a_j / b_j monotone in j
+    (likelihood-ratio order): Poisson sampling under remove (a = (1 - q, q), b = (1, 0)),
+    add (reversed) and substitution (001 Sec. 7).
+
+    Below 0 and above g each component's density is e^{+-(y - j) / b} / (2 b) with one sign,
+    so p / q is constant there: the loss has the atoms r_0 = sum_j a_j e^{-j/b} / sum_j b_j
+    e^{-j/b} (Q-mass sum_j b_j e^{-j/b} / 2) and r_g = sum_j a_j e^{j/b} / sum_j b_j e^{j/b}
+    (Q-mass sum_j b_j e^{-(g - j)/b} / 2).  On a cell (k, k + 1), with x = e^{2y/b}, the
+    density of Q is x^{-1/2} N_B / (2b), N_B = al_B + be_B x, al_B = sum_{j <= k} b_j e^{j/b},
+    be_B = sum_{j > k} b_j e^{-j/b} (P alike), so p / q = R = N_A / N_B is a Moebius map of
+    x, monotone, and
+
+        M(z) = sum_atoms w r^{1 + z} + sum_cells int_k^{k+1} q R^{1 + z} dy,
+
+    each cell by Arb's rigorous integration (``acb.integral``).
+
+    **Decay.**  On a cell u = ln R is monotone (constant when D = be_A al_B - al_A be_B = 0:
+    the cell is one more atom), and int q R^{1 + c} e^{isu} dy = int G e^{isu} du with
+    G = q R^{1 + c} / |du/dy| = x^{-3/2} N_A^{2 + c} N_B^{1 - c} / (4 |D|); one integration
+    by parts bounds it by (G(x_k) + G(x_{k+1}) + TV(G)) / s, and TV(G) <= sum over
+    ``SUBCELLS`` pieces of their width times a ball of |dG/dx| = G |(2 + c) be_A / N_A +
+    (1 - c) be_B / N_B - 3 / (2x)| on the piece.  So |M(c + is)| <= W + V / s, W = sum_atoms
+    w r^{1 + c}: the far bound of the scan (``scan``), whose level is kept above W + (M(c) -
+    W) / 16 (the atoms do not decay: the bound's floor is about that to the power T, as
+    for the shift pair).
+    **Lipschitz:** |dM/ds| <= sum_atoms w r^{1 + c} |ln r| + sum_cells M_cell(c) max |u|
+    (u monotone on the cell: its largest modulus is at an end).
+    """
+
+    c_max = None   # the loss is bounded: M(c) is finite for every c
+
+    def __init__(self, scale: Fraction, weights: Sequence[Fraction], steps: int,
+                 against: Sequence[Fraction] = (1,)) -> None:
+        a, b = (tuple(Fraction(w) for w in v) for v in (weights, against))
+        size = max(len(a), len(b))
+        a, b = (v + (Fraction(0),) * (size - len(v)) for v in (a, b))
+        for v in (a, b):
+            if min(v) < 0 or sum(v) != 1:
+                raise ValueError(f"weights must be >= 0 and sum to 1, got {v}")
+        while a[-1] == b[-1] == 0:
+            a, b = a[:-1], b[:-1]
+        if a == b:
+            raise ValueError("the two mixtures are equal: no privacy loss")
+        if not (_ordered(a, b) or _ordered(b, a)):
+            raise ValueError(f"the weights {a} and {b} are not in likelihood-ratio order")
+        self.scale, self.steps = Fraction(scale), steps
+        self.weights, self.against, self.top = a, b, len(a) - 1
+
+    def _parts(self, weights, k: int) -> Tuple["arb", "arb"]:
+        """(al, be) of a side on the cell (k, k + 1) (class docstring)."""
+        inv = 1 / to_arb(self.scale)
+        al = sum((to_arb(w) * (j * inv).exp() for j, w in enumerate(weights[:k + 1]) if w),
+                 arb(0))
+        be = sum((to_arb(w) * (-j * inv).exp() for j, w in enumerate(weights)
+                  if w and j > k), arb(0))
+        return al, be
+
+    def _atoms(self) -> List[Tuple["arb", "arb"]]:
+        """[(Q-mass, ln r)] of the two outer atoms and of the cells where R is constant."""
+        inv = 1 / to_arb(self.scale)
+        g = self.top
+
+        def total(weights, sign):
+            return sum((to_arb(w) * (sign * j * inv).exp() for j, w in enumerate(weights)
+                        if w), arb(0))
+        low_b, high_b = total(self.against, -1), total(self.against, 1)
+        atoms = [(low_b / 2, (total(self.weights, -1) / low_b).log()),
+                 (high_b * (-g * inv).exp() / 2, (total(self.weights, 1) / high_b).log())]
+        for k in range(g):
+            cell = self._cell(k)
+            if cell is None:   # Q-mass of the cell: int (al_B e^{-y/b} + be_B e^{y/b}) / (2b)
+                (al_a, be_a), (al_b, be_b) = (self._parts(w, k) for w in
+                                              (self.weights, self.against))
+                ends = self._edge(k), self._edge(k + 1)
+                mass = (be_b * (ends[1] - ends[0]) + al_b * (1 / ends[0] - 1 / ends[1])) / 2
+                atoms.append((mass, ((al_a + be_a) / (al_b + be_b)).log()))
+        return atoms
+
+    def _edge(self, j: int) -> "arb":
+        """e^{j / b}: x^{1/2} at the lattice point j."""
+        return (j / to_arb(self.scale)).exp()
+
+    def _cell(self, k: int):
+        """(al_A, be_A, al_B, be_B, D) on the cell (k, k + 1), or None where D = 0 (R
+        constant: an atom)."""
+        if _zero_determinant(self.weights, self.against, k):
+            return None
+        (al_a, be_a), (al_b, be_b) = (self._parts(w, k) for w in (self.weights, self.against))
+        return al_a, be_a, al_b, be_b, be_a * al_b - al_a * be_b
+
+    def one_step(self, z: "acb") -> "acb":
+        """M(z) of one step (class docstring)."""
+        total = acb(0)
+        for mass, log_r in self._atoms():
+            total += mass * ((1 + z) * log_r).exp()
+        for k in range(self.top):
+            if self._cell(k) is not None:
+                total += self._piece(k, z)
+        return total
+
+    def _far(self, c: "arb") -> Tuple["arb", "arb"]:
+        """(W, V) of the class docstring: |M(c + is)| <= W + V / s."""
+        atoms = sum((mass * ((1 + c) * log_r).exp() for mass, log_r in self._atoms()),
+                    arb(0))
+        variation = arb(0)
+        for k in range(self.top):
+            cell = self._cell(k)
+            if cell is None:
+                continue
+            al_a, be_a, al_b, be_b, det = cell
+
+            def big_g(x):
+                n_a, n_b = al_a + be_a * x, al_b + be_b * x
+                return (x ** (-arb(3) / 2) * ((2 + c) * n_a.log()).exp()
+                        * ((1 - c) * n_b.log()).exp() / (4 * abs(det)))
+
+            def slope(x):
+                n_a, n_b = al_a + be_a * x, al_b + be_b * x
+                return big_g(x) * abs((2 + c) * be_a / n_a + (1 - c) * be_b / n_b
+                                      - 3 / (2 * x))
+            x1, x2 = self._edge(2 * k), self._edge(2 * k + 2)
+            variation += big_g(x1) + big_g(x2)
+            for i in range(SUBCELLS):
+                lo = x1 + (x2 - x1) * i / SUBCELLS
+                hi = x1 + (x2 - x1) * (i + 1) / SUBCELLS
+                variation += (hi - lo) * slope(lo.union(hi))
+        return atoms.upper(), variation.upper()
+
+    def lipschitz(self, c: "arb") -> "arb":
+        """K >= |dM(c + is)/ds| (class docstring)."""
+        total = sum((mass * ((1 + c) * log_r).exp() * abs(log_r)
+                     for mass, log_r in self._atoms()), arb(0))
+        for k in range(self.top):
+            cell = self._cell(k)
+            if cell is None:
+                continue
+            al_a, be_a, al_b, be_b, _ = cell
+            x1, x2 = self._edge(2 * k), self._edge(2 * k + 2)
+            most = max(abs(((al_a + be_a * x) / (al_b + be_b * x)).log()) for x in (x1, x2))
+            total += self._piece(k, acb(c)).real * most
+        return total.upper()
+
+    def _piece(self, k: int, z: "acb") -> "acb":
+        """int over the cell (k, k + 1) of q R^{1 + z} dy, q = e^{-y/b} N_B / (2b)."""
+        al_a, be_a, al_b, be_b, _ = self._cell(k)
+        inv = 1 / to_arb(self.scale)
+
+        def f(y, analytic):
+            x = (2 * y * inv).exp()
+            n_a, n_b = al_a + be_a * x, al_b + be_b * x
+            log_ratio = n_a.log(analytic=analytic) - n_b.log(analytic=analytic)
+            return (-y * inv).exp() * n_b * inv / 2 * ((1 + z) * log_ratio).exp()
+        return acb.integral(f, k, k + 1)
+
+    def log_mgf(self, z: "acb") -> "acb":
+        return self.steps * self.one_step(z).log()
+
+    def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
+        """The scan (``scan``) with the far bound W + V / s, aiming at e^{drop / T} M(c)
+        a step, and never below W + (M(c) - W) / 16."""
+        top = self.one_step(acb(c)).real.upper()
+        atoms, variation = self._far(c)
+        level = (top * to_arb(drop / self.steps).exp()).upper() if drop < 0 else arb(0)
+        level = max(level, atoms + (top - atoms) / 16)
+        return scan(self.one_step, c, t, top, level, self.lipschitz(c),
+                    lambda s: atoms + variation / s) ** self.steps
+
+    def rate(self) -> Fraction:
+        """The chance that a step uses the record: sum_j max(a_j - b_j, 0)."""
+        return sum((max(a - b, Fraction(0)) for a, b in zip(self.weights, self.against)),
+                   Fraction(0))
+
+    def uses(self) -> Fraction:
+        """The expected number of the T steps that use the record: T times ``rate``."""
+        return self.steps * self.rate()
+
+    def off_atoms(self) -> Fraction:
+        """A lower bound on the expected number of steps whose loss lies off the two outer
+        atoms: T P([0, g]), P_j([0, g]) = 1 - e^{-j/b} / 2 - e^{-(g - j)/b} / 2 >= (x_1 /
+        (1 + x_1) + x_2 / (1 + x_2)) / 2 with x_1 = j / b, x_2 = (g - j) / b."""
+        total = Fraction(0)
+        for j, w in enumerate(self.weights):
+            x1, x2 = Fraction(j) / self.scale, Fraction(self.top - j) / self.scale
+            total += w * (x1 / (1 + x1) + x2 / (1 + x2)) / 2
+        return self.steps * total
+
+    def sup(self) -> Optional["arb"]:
+        """T times the largest ln R: R is monotone on each cell and constant outside, so the
+        largest is at a lattice point."""
+        best = None
+        for j in range(self.top + 1):
+            k = min(j, self.top - 1)
+            (al_a, be_a), (al_b, be_b) = (self._parts(w, k) for w in
+                                          (self.weights, self.against))
+            x = self._edge(2 * j)
+            value = ((al_a + be_a * x) / (al_b + be_b * x)).log()
+            best = value if best is None else max(best, value)
+        return self.steps * best
+
+
+def _ordered(a: Sequence[Fraction], b: Sequence[Fraction]) -> bool:
+    """Is a_j / b_j non-decreasing in j (a_j b_k <= a_k b_j for j < k, zeros included)?"""
+    return all(a[j] * b[k] <= a[k] * b[j] for k in range(len(a)) for j in range(k))
+
+
+def _zero_determinant(a: Sequence[Fraction], b: Sequence[Fraction], k: int) -> bool:
+    """Is be_A al_B = al_A be_B on the cell (k, k + 1), decided exactly: both are sums of
+    a_i b_j e^{(j - i)/b} over i > k >= j (resp. the reverse), equal for every scale b iff
+    the coefficients of each power agree."""
+    left, right = {}, {}
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            if i > k >= j:
+                left[j - i] = left.get(j - i, 0) + x * y
+            if j > k >= i:
+                right[i - j] = right.get(i - j, 0) + x * y
+    keys = set(left) | set(right)
+    return all(left.get(e, 0) == right.get(e, 0) for e in keys)

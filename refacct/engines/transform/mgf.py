@@ -27,7 +27,7 @@ from ...errors import InputError
 from ...pairs import Composition, Pair
 from ..arb import acb, arb, flint, to_arb
 from ..quadrature.shift import shift_pair
-from .laplace import LaplaceShift
+from .laplace import LaplaceShift, SubsampledLaplace
 from .scan import scan
 
 __all__ = ["MAX_LATTICE", "GaussianShifts", "SubsampledGaussian", "PoissonGaussian", "Product",
@@ -442,15 +442,15 @@ class Product:
         return sum((f.uses() for f in self.factors), Fraction(0))
 
     def off_atoms(self) -> Fraction:
-        """The Laplace factors' steps off their atoms (``LaplaceShift.off_atoms``)."""
-        return sum((f.off_atoms() for f in self.factors if isinstance(f, LaplaceShift)),
+        """The Laplace factors' steps off their atoms (``laplace``: ``off_atoms``)."""
+        return sum((f.off_atoms() for f in self.factors if hasattr(f, "off_atoms")),
                    Fraction(0))
 
     def least_rate(self) -> Fraction:
         """The smallest sampling rate q of the subsampled factors (1 without any): one
         step's |M(c + is)| falls below M(c) only by about (q s)^2, so the decay bound's
         scan runs to s ~ 1 / q and its cost grows as 1 / q."""
-        return min((f.rate() for f in self.factors if isinstance(f, SubsampledGaussian)),
+        return min((f.rate() for f in self.factors if hasattr(f, "rate")),
                    default=Fraction(1))
 
     def sup(self) -> Optional["arb"]:
@@ -498,37 +498,44 @@ def loss_of(target) -> Product:
     return Product(factors)
 
 
-def _subsampled(pair: Pair, n: int) -> SubsampledGaussian:
-    sides = [_components(side) for side in (pair.P, pair.Q)]
-    if None not in sides and len({g.sigma for side in sides for _, g in side}) == 1:
-        found = _lattice(*sides)
-        if found is not None:
-            step, a, b = found
-            try:
-                return SubsampledGaussian(sides[0][0][1].sigma / step, a, n, against=b)
-            except ValueError:
-                pass
+def _subsampled(pair: Pair, n: int):
+    """The loss of two Gaussian mixtures of one sigma, or two Laplace mixtures of one
+    scale, on a lattice in likelihood-ratio order."""
+    for family, loss in ((Gaussian, SubsampledGaussian), (Laplace, SubsampledLaplace)):
+        sides = [_components(side, family) for side in (pair.P, pair.Q)]
+        if None not in sides and len({g.width for side in sides for _, g in side}) == 1:
+            found = _lattice(*sides)
+            if found is not None:
+                step, a, b = found
+                try:
+                    return loss(sides[0][0][1].width / step, a, n, against=b)
+                except ValueError:
+                    pass
     raise InputError(f"the transform engine takes Gaussian and Laplace shifts and subsampled "
-                     f"Gaussians (Gaussian mixtures of one sigma on a lattice of at most "
+                     f"Gaussians and Laplaces (mixtures of one width on a lattice of at most "
                      f"{MAX_LATTICE + 1} points, in likelihood-ratio order), got "
                      f"{pair!r}"[:400])
 
 
-def _components(side) -> Optional[Tuple]:
-    """The weighted Gaussians of one side (None if it has another component)."""
-    if isinstance(side, Gaussian):
+def _components(side, family: type) -> Optional[Tuple]:
+    """The weighted components of one side when all are of ``family`` (else None)."""
+    if isinstance(side, family):
         return ((Fraction(1), side),)
-    if isinstance(side, Mixture) and all(isinstance(g, Gaussian) for _, g in side.components):
+    if isinstance(side, Mixture) and all(isinstance(g, family) for _, g in side.components):
         return side.components
     return None
+
+
+def _centre(g) -> Fraction:
+    return g.mean if isinstance(g, Gaussian) else g.loc
 
 
 def _lattice(p, q) -> Optional[Tuple[Fraction, Tuple[Fraction, ...], Tuple[Fraction, ...]]]:
     """(d, a, b): the weights of the two sides' Gaussians at m_0 + j d, j = 0 .. g (m_0
     their least mean, d the greatest common divisor of the offsets), or None beyond
     ``MAX_LATTICE``."""
-    base = min(g.mean for side in (p, q) for _, g in side)
-    moved = [g.mean - base for side in (p, q) for _, g in side if g.mean != base]
+    base = min(_centre(g) for side in (p, q) for _, g in side)
+    moved = [_centre(g) - base for side in (p, q) for _, g in side if _centre(g) != base]
     if not moved:
         return None
     step = Fraction(0)
@@ -542,7 +549,7 @@ def _lattice(p, q) -> Optional[Tuple[Fraction, Tuple[Fraction, ...], Tuple[Fract
     for side in (p, q):
         w = [Fraction(0)] * (int(top) + 1)
         for a, g in side:
-            w[int((g.mean - base) / step)] += a
+            w[int((_centre(g) - base) / step)] += a
         weights.append(tuple(w))
     return step, weights[0], weights[1]
 
