@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import List, Optional, Sequence, Tuple
 
 from ..arb import acb, arb, to_arb
+from .lattice import lattice_weights, rate
 from .scan import scan
 
 __all__ = ["LaplaceShift", "SubsampledLaplace"]
@@ -112,18 +113,7 @@ class SubsampledLaplace:
 
     def __init__(self, scale: Fraction, weights: Sequence[Fraction], steps: int,
                  against: Sequence[Fraction] = (1,)) -> None:
-        a, b = (tuple(Fraction(w) for w in v) for v in (weights, against))
-        size = max(len(a), len(b))
-        a, b = (v + (Fraction(0),) * (size - len(v)) for v in (a, b))
-        for v in (a, b):
-            if min(v) < 0 or sum(v) != 1:
-                raise ValueError(f"weights must be >= 0 and sum to 1, got {v}")
-        while a[-1] == b[-1] == 0:
-            a, b = a[:-1], b[:-1]
-        if a == b:
-            raise ValueError("the two mixtures are equal: no privacy loss")
-        if not (_ordered(a, b) or _ordered(b, a)):
-            raise ValueError(f"the weights {a} and {b} are not in likelihood-ratio order")
+        a, b, _ = lattice_weights(weights, against)
         self.scale, self.steps = Fraction(scale), steps
         self.weights, self.against, self.top = a, b, len(a) - 1
 
@@ -247,9 +237,8 @@ class SubsampledLaplace:
                     lambda s: atoms + variation / s) ** self.steps
 
     def rate(self) -> Fraction:
-        """The chance that a step uses the record: sum_j max(a_j - b_j, 0)."""
-        return sum((max(a - b, Fraction(0)) for a, b in zip(self.weights, self.against)),
-                   Fraction(0))
+        """The chance that a step uses the record (``lattice.rate``)."""
+        return rate(self.weights, self.against)
 
     def uses(self) -> Fraction:
         """The expected number of the T steps that use the record: T times ``rate``."""
@@ -277,11 +266,6 @@ class SubsampledLaplace:
             value = ((al_a + be_a * x) / (al_b + be_b * x)).log()
             best = value if best is None else max(best, value)
         return self.steps * best
-
-
-def _ordered(a: Sequence[Fraction], b: Sequence[Fraction]) -> bool:
-    """Is a_j / b_j non-decreasing in j (a_j b_k <= a_k b_j for j < k, zeros included)?"""
-    return all(a[j] * b[k] <= a[k] * b[j] for k in range(len(a)) for j in range(k))
 
 
 def _zero_determinant(a: Sequence[Fraction], b: Sequence[Fraction], k: int) -> bool:

@@ -28,6 +28,7 @@ from ...pairs import Composition, Pair
 from ..arb import acb, arb, flint, to_arb
 from ..quadrature.shift import shift_pair
 from .laplace import LaplaceShift, SubsampledLaplace
+from .lattice import lattice_weights, rate
 from .scan import scan
 
 __all__ = ["MAX_LATTICE", "GaussianShifts", "SubsampledGaussian", "PoissonGaussian", "Product",
@@ -89,24 +90,9 @@ class SubsampledGaussian:
                  direction: str = "remove", against: Sequence[Fraction] = (1,)) -> None:
         if direction not in ("remove", "add"):
             raise ValueError(f"direction must be remove or add, got {direction!r}")
-        a, b = (tuple(Fraction(w) for w in v) for v in (weights, against))
         if direction == "add":
-            a, b = b, a
-        size = max(len(a), len(b))
-        a, b = (v + (Fraction(0),) * (size - len(v)) for v in (a, b))
-        for v in (a, b):
-            if min(v) < 0 or sum(v) != 1:
-                raise ValueError(f"weights must be >= 0 and sum to 1, got {v}")
-        while a[-1] == b[-1] == 0:
-            a, b = a[:-1], b[:-1]
-        if a == b:
-            raise ValueError("the two mixtures are equal: no privacy loss")
-        if _ordered(a, b):
-            self.sign = 1
-        elif _ordered(b, a):
-            self.sign = -1
-        else:
-            raise ValueError(f"the weights {a} and {b} are not in likelihood-ratio order")
+            weights, against = against, weights
+        a, b, self.sign = lattice_weights(weights, against)
         self.sigma, self.steps = Fraction(sigma), steps
         self.weights, self.against, self.top = a, b, len(a) - 1   # g
         # the index whose component the two sides share most: the logs are taken relative
@@ -271,10 +257,8 @@ class SubsampledGaussian:
         return self.steps * self.one_step(z).log()
 
     def rate(self) -> Fraction:
-        """The chance that a step uses the record (or the group): the total variation
-        distance sum_j max(a_j - b_j, 0) (q for Poisson sampling)."""
-        return sum((max(a - b, Fraction(0)) for a, b in zip(self.weights, self.against)),
-                   Fraction(0))
+        """The chance that a step uses the record (``lattice.rate``)."""
+        return rate(self.weights, self.against)
 
     def uses(self) -> Fraction:
         """The expected number of the T steps that use the record: T times ``rate``."""
@@ -552,8 +536,3 @@ def _lattice(p, q) -> Optional[Tuple[Fraction, Tuple[Fraction, ...], Tuple[Fract
             w[int((_centre(g) - base) / step)] += a
         weights.append(tuple(w))
     return step, weights[0], weights[1]
-
-
-def _ordered(a: Sequence[Fraction], b: Sequence[Fraction]) -> bool:
-    """Is a_j / b_j non-decreasing in j (a_j b_k <= a_k b_j for j < k, zeros included)?"""
-    return all(a[j] * b[k] <= a[k] * b[j] for k in range(len(a)) for j in range(k))
