@@ -193,8 +193,8 @@ def _few_atoms(pair) -> bool:
 def _transformed(x, times: int = 1) -> bool:
     """Does the transform engine take every term of ``x`` composed ``times`` times, with
     the record used in at least ``TRANSFORM_MIN_USES`` steps in expectation and no
-    sampling rate below ``TRANSFORM_MIN_RATE`` (subsampled Gaussians), and at least
-    ``LAPLACE_MIN_OFF_ATOMS`` steps off the loss's atoms (Laplace shifts)?"""
+    sampling rate below ``TRANSFORM_MIN_RATE`` (subsampled factors), and at least
+    ``LAPLACE_MIN_OFF_ATOMS`` steps off the loss's atoms (Laplace factors)?"""
     for pair in _terms(x):
         try:
             loss = loss_of(pair)
