@@ -176,7 +176,7 @@ def test_the_tail_bound_catches_a_short_inner_range(direction):
     short, full = ShortRange(F(11, 10), F(1, 2), 1, direction), \
         PoissonGaussian(F(11, 10), F(1, 2), 1, direction)
     with flint.ctx.workprec(160):
-        cut, whole = short.one_step(acb(3, 7)), full.one_step(acb(3, 7))
+        cut, whole = short.integral(acb(3, 7)), full.integral(acb(3, 7))
         with mp.workdps(40):
             truth = plain_quadrature(direction)
             for part, value in ((cut.real, truth.real), (cut.imag, truth.imag)):
@@ -184,6 +184,58 @@ def test_the_tail_bound_catches_a_short_inner_range(direction):
                 assert lo - mp.mpf(10) ** -30 <= value <= hi + mp.mpf(10) ** -30
                 # the failure is real: the integral alone (the ball's centre) is off
                 assert abs((lo + hi) / 2 - value) > 10 ** 6 * arb_ends(whole.rad())[1]
+
+
+# the trapezoidal rule on a line in the strip (mgf.SubsampledGaussian.line): its values for
+# every t against Arb's adaptive integral on the real line (a second method), and each
+# of its bounds caught in the act
+
+LINE_CASES = [(F(1), (F(99, 100), F(1, 100)), (F(1),), "remove"),
+              (F(1), (F(99, 100), F(1, 100)), (F(1),), "add"),
+              (F(1, 2), (F(999, 1000), F(1, 1000)), (F(1),), "remove"),
+              # substitution, a lattice of three points (001 Sec. 7)
+              (F(3, 2), (F(0), F(9, 10), F(1, 10)), (F(1, 10), F(9, 10), F(0)), "remove")]
+
+
+@pytest.mark.parametrize("sigma, weights, against, direction", LINE_CASES)
+def test_the_line_agrees_with_the_real_integral_at_every_t(sigma, weights, against, direction):
+    loss = SubsampledGaussian(sigma, weights, 100, direction, against=against)
+    with flint.ctx.workprec(150):
+        c, h = to_arb(F(7, 2)), to_arb(F(37, 10))
+        line = loss.line(c)
+        row = line.row(h, 0, 120)
+        for n in (0, 1, 9, 119):
+            truth = loss.integral(acb(c, n * h))
+            assert row[n].overlaps(truth) and line.at(n * h).overlaps(truth)
+            assert row[n].rad() < arb(10) ** -36 and line.at(n * h).rad() < arb(10) ** -36
+
+
+class CoarseLine(PoissonGaussian):
+    """The rule's failure: a step eight times what the strip allows."""
+
+    def _line_step(self, aim):
+        return arb((8 * aim).lower())
+
+
+class ShortLine(PoissonGaussian):
+    """The tails' failure: nodes one sigma past the bulk."""
+
+    def _line_reach(self):
+        return to_arb(self.sigma)
+
+
+@pytest.mark.parametrize("broken", [CoarseLine, ShortLine])
+def test_the_line_bounds_catch_a_coarse_step_and_a_short_range(broken):
+    """M(7/2 + 40i) at sigma 1, q 1/100: the broken rule's sum (its ball's centre) misses
+    the real integral by far more than the sound rule's radius, and its bound covers the
+    miss."""
+    bad, good = broken(F(1), F(1, 100), 1, "remove"), PoissonGaussian(F(1), F(1, 100), 1,
+                                                                      "remove")
+    with flint.ctx.workprec(150):
+        c, t = to_arb(F(7, 2)), arb(40)
+        truth, got, sound = good.integral(acb(c, t)), bad.line(c).at(t), good.line(c).at(t)
+        assert got.overlaps(truth) and sound.overlaps(truth)
+        assert abs(got.real.mid() - truth.real.mid()) > 10 ** 6 * sound.rad()
 
 
 @pytest.mark.slow

@@ -40,6 +40,7 @@ from mpmath import mp
 from ..arb import acb, arb, arb_mid_rad, flint, to_arb
 from ... import progress
 from ...errors import OutOfReach
+from .mgf import log_mgf_row
 
 __all__ = ["Plan", "Enclosure", "Grid", "grid", "on_grid", "enclose", "delta_enclosure"]
 
@@ -106,10 +107,7 @@ def grid(loss, plan: Plan, known: Optional[Grid] = None) -> Grid:
     with flint.ctx.workprec(plan.prec):
         c, h = to_arb(plan.c), to_arb(plan.h)
         logs = list(known.logs[:plan.n + 1]) if same else []
-        for n in range(len(logs), plan.n + 1):
-            if n % 32 == 0:
-                progress.note(f"transform: node {n} of {plan.n}")
-            logs.append(loss.log_mgf(acb(c, n * h)))
+        logs += log_mgf_row(loss, c, h, len(logs), plan.n + 1)
         return Grid(plan, tuple(logs), loss.decay(c, plan.n * h, plan.drop),
                     loss.log_mgf(acb(to_arb(plan.c2))).real)
 

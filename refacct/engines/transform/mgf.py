@@ -20,19 +20,24 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import gcd
-from typing import Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import mpmath
+from mpmath import mp
 
 from ...distributions import Gaussian, Laplace, Mixture
+from ... import progress
 from ...errors import InputError
 from ...pairs import Composition, Pair
-from ..arb import acb, arb, flint, to_arb
+from ..arb import acb, arb, arb_mid_rad, flint, to_arb
 from ..quadrature.shift import shift_pair
+from .contour import Line
 from .laplace import LaplaceShift, SubsampledLaplace
 from .lattice import lattice_weights, rate
 from .scan import scan
 
 __all__ = ["MAX_LATTICE", "GaussianShifts", "SubsampledGaussian", "PoissonGaussian", "Product",
-           "loss_of"]
+           "log_mgf_row", "loss_of"]
 
 MAX_LATTICE = 64   # the largest g: A is a polynomial of degree g, evaluated at every node
 
@@ -98,6 +103,7 @@ class SubsampledGaussian:
         # the index whose component the two sides share most: the logs are taken relative
         # to its e_l, flat where the loss is (a phase t ln(A / B), not t (2 l y - l^2) / s^2)
         self.pivot = max(range(len(a)), key=lambda j: min(a[j], b[j]))
+        self._lines: Dict[tuple, Line] = {}
 
     def _sums(self, weights, moments: int = 1):
         """y -> (S_0, ..., S_{moments - 1}), S_k = sum_j j^k w_j e_j(y), for a real or
@@ -177,16 +183,112 @@ class SubsampledGaussian:
         (la, ga), (lb, gb) = self._ends(self.weights), self._ends(self.against)
         return (1 + c) * la - c * lb, (1 + c) * ga - c * gb
 
-    def _range(self, c: "arb", slope: int = 0) -> Tuple["arb", "arb"]:
-        """[a, b] with a <= 0 and b >= g, past the centres (``_centres``) by ``_reach``
-        (and by g more for the slope's factor |u|)."""
-        reach = self._reach()
+    def _range(self, c: "arb", slope: int = 0, reach: Optional["arb"] = None
+               ) -> Tuple["arb", "arb"]:
+        """[a, b] with a <= 0 and b >= g, past the centres (``_centres``) by ``reach``
+        (default ``_reach``; and by g more for the slope's factor |u|)."""
+        reach = self._reach() if reach is None else reach
         low, high = self._centres(c)
         return (min(low, arb(0)) - reach - 1 - slope * self.top,
                 max(high, arb(self.top)) + reach + 1 + slope * self.top)
 
     def one_step(self, z: "acb") -> "acb":
-        """M(z) of one step: the integral on [a, b] plus a ball for the tails."""
+        """M(z) of one step: at real z Arb's integral (``integral``), else the
+        trapezoidal rule on the line of ``line``."""
+        if z.imag == 0:
+            return self.integral(z)
+        return self.line(z.real).at(z.imag)
+
+    def log_mgf_row(self, c: "arb", h: "arb", first: int, stop: int) -> List["acb"]:
+        """ln M_T(c + i n h), n = first .. stop - 1, from one ``line``."""
+        return [self.steps * m.log() for m in self.line(c).row(h, first, stop)]
+
+    def line(self, c: "arb") -> Line:
+        """The trapezoidal rule for M(c + it), t >= 0, with its error bound for every t
+        (``contour``), at the current precision; kept for the last few c.
+
+        **Strip.**  With w = e^{y / s^2}, A / e_l = sum_j a_j e^{(l^2 - j^2) / (2 s^2)}
+        w^{j - l} (and B / e_l alike) is a sum of terms of argument (j - l) psi / s^2 on Im
+        y = psi: for g |psi| / s^2 < pi they lie in an arc shorter than pi inside (-pi,
+        pi), so neither sum vanishes and the principal logs continue the real ones.  With
+        alpha_j = a_j e^{-j^2 / (2 s^2)} (beta_k alike), Im(A conj B) = sum_{j > k}
+        (alpha_j beta_k - alpha_k beta_j) |w|^{j + k} sin((j - k) psi / s^2) >= 0 when
+        ``sign`` psi > 0 (the likelihood-ratio order signs the first factor, psi the
+        second), so Im u = arg(A / B) >= 0 and |e^{itu}| <= 1 for t >= 0.  Projecting the
+        terms on their arc's bisector, |B / e_l| >= cos(g psi / (2 s^2)) (B / e_l)(x), and
+        |A / e_l| <= (A / e_l)(x), |phi_s(x + i psi - l)| = phi_s(x - l) e^{psi^2 / (2
+        s^2)}: so |f_t(x + i psi)| <= F(psi) f_c(x), F(psi) = e^{psi^2 / (2 s^2)}
+        cos(g psi / (2 s^2))^{-c}, f_c the real integrand at t = 0.
+
+        **Rule.**  On Im y = eta = ``sign`` theta s^2 / g (0 < theta < pi / 2; the strip 0
+        .. 2 eta has half-width |eta|) with step D and nodes x_k = a + k D in [a, b]: the
+        whole rule errs by at most 2 F(2 eta) M(c) / (e^{2 pi |eta| / D} - 1) (Trefethen
+        and Weideman, Thm 5.1: int |f_t| <= F(2 eta) M(c) on each line of the strip, M(c)
+        by ``integral``), and the nodes outside [a, b] add at most F(eta) times the tail
+        integrals of ``_side``'s Gaussian bounds peaked inside the edges (decreasing
+        outward, so they bound D times the sum of f_c beyond an edge node).  theta and D
+        only steer (``_angle``): D is set so that the first bound is about 2^-prec M(c).
+        Each t then costs a sum over the nodes (``Line``), where Arb's adaptive integral
+        subdivides more as t grows (the phase t u turns faster)."""
+        key = (c.mid().man_exp(), c.rad().man_exp(), flint.ctx.prec)
+        if key not in self._lines:
+            if len(self._lines) >= 4:
+                self._lines.pop(next(iter(self._lines)))
+            self._lines[key] = self._make_line(c)
+        return self._lines[key]
+
+    def _make_line(self, c: "arb") -> Line:
+        s, g, prec = to_arb(self.sigma), self.top, flint.ctx.prec
+        theta = arb.pi() * self._angle(c) / 64
+        eta = self.sign * theta * s * s / g
+        far = (2 * theta * theta * s * s / (g * g)).exp() * theta.cos() ** (-c)   # F(2 eta)
+        near = (eta * eta / (2 * s * s)).exp() * (theta / 2).cos() ** (-c)      # F(eta)
+        width = 2 * arb.pi() * abs(eta)
+        reach = self._line_reach()
+        # D <= reach keeps the edge nodes beyond 0 and g, where ``_side`` holds
+        step = self._line_step(min(width / (prec * arb(2).log() + (2 * far).log() + 2), reach))
+        low, high = self._range(c, reach=reach)
+        low = arb(low.lower())
+        count = int(((high - low) / step).lower().floor().unique_fmpz())
+        norm = step / (s * (2 * arb.pi()).sqrt())
+        exponent = self._exponent(acb(c))
+        weights, phases = [], []
+        for k in range(count + 1):
+            value, phase = exponent(acb(low + k * step, eta))
+            weights.append(norm * value.exp())
+            phases.append(phase)
+        rule = 2 * far * self.integral(acb(c)).real / ((width / step).exp() - 1)
+        edge = low + count * step
+        tails = near * (self._side(low, c, False, lower=True, inside=True)
+                        + self._side(edge, c, False, lower=False, inside=True))
+        return Line(weights, phases, (rule + tails).upper())
+
+    def _line_step(self, aim: "arb") -> "arb":
+        """D: a dyadic number at most ``aim`` (any D gives a valid bound)."""
+        return arb(aim.lower())
+
+    def _line_reach(self) -> "arb":
+        """How far the nodes reach past the integrand's centres: s sqrt(2 ln 2 (prec +
+        8)), where the Gaussian tail falls below 2^-(prec + 8) (any reach gives a valid
+        bound)."""
+        return to_arb(self.sigma) * (2 * arb(2).log() * (flint.ctx.prec + 8)).sqrt()
+
+    def _angle(self, c: "arb") -> int:
+        """j (theta = j pi / 64, j = 2 .. 31) with the fewest nodes: D is proportional to
+        theta / (prec ln 2 + 2 theta^2 s^2 / g^2 - c ln cos theta) (steering only)."""
+        with mp.workdps(15):
+            s2 = mpmath.mpf(self.sigma.numerator) ** 2 / self.sigma.denominator ** 2
+            cc, bits = arb_mid_rad(c)[0], flint.ctx.prec * mp.log(2)
+
+            def cost(j):
+                theta = mp.pi * j / 64
+                return (bits + 2 * theta ** 2 * s2 / self.top ** 2 - cc * mp.log(mp.cos(theta))
+                        ) / theta
+            return min(range(2, 32), key=cost)
+
+    def integral(self, z: "acb") -> "acb":
+        """M(z) of one step by Arb's rigorous integral on [a, b] plus a ball for the
+        tails."""
         s, c = to_arb(self.sigma), z.real
         norm = 1 / (s * (2 * arb.pi()).sqrt())
         a, b = self._range(c)
@@ -211,7 +313,8 @@ class SubsampledGaussian:
         time (``_side``)."""
         return self._side(a, c, slope, lower=True) + self._side(b, c, slope, lower=False)
 
-    def _side(self, edge: "arb", c: "arb", slope: bool, lower: bool) -> "arb":
+    def _side(self, edge: "arb", c: "arb", slope: bool, lower: bool, inside: bool = False
+              ) -> "arb":
         """Beyond ``edge`` (below a <= 0, or above b >= g), with l the end index of A on
         that side (its lowest or highest positive weight), A / e_l is monotone, between
         a_l and r_A = A(edge) / e_l(edge), so A <= r_A e_l; and B >= b_k e_k for each k
@@ -221,7 +324,9 @@ class SubsampledGaussian:
         outward; the least over k.  With ``slope``, |ln(A / B)| <= C + D |y| with C
         from the ranges of ln(A / e_l), ln(B / e_m) (m the end index of B) and
         (l^2 - m^2) / (2 s^2), D = |l - m| / s^2; int |y| phi_s(y - mu) over the tail is
-        |mu| Phi-bar(d / s) + s phi(d / s) at most."""
+        |mu| Phi-bar(d / s) + s phi(d / s) at most.  With ``inside`` only the bounds
+        peaked inside the edge (d >= 0: decreasing outward, so they also bound D times a
+        sum of the integrand at nodes D apart beyond an edge node; +inf if none)."""
         s, inv = to_arb(self.sigma), self._inverse()
         root2, pdf_norm = arb(2).sqrt(), 1 / (2 * arb.pi()).sqrt()
         la, ga = self._ends(self.weights)
@@ -244,6 +349,8 @@ class SubsampledGaussian:
                 continue
             mu, nu = (1 + c) * l - c * k, (1 + c) * l * l - c * k * k
             d = (mu - edge) if lower else (edge - mu)
+            if inside and not d >= 0:
+                continue
             tail = (d / (s * root2)).erfc() / 2
             scale = r_a ** (1 + c) * to_arb(w) ** (-c) * ((mu * mu - nu) * inv).exp()
             if slope:
@@ -251,7 +358,7 @@ class SubsampledGaussian:
                                                (-(d * d) / (2 * s * s)).exp())
             bound = scale * tail
             best = bound if best is None else min(best, bound)
-        return best
+        return arb.pos_inf() if best is None else best
 
     def log_mgf(self, z: "acb") -> "acb":
         return self.steps * self.one_step(z).log()
@@ -410,6 +517,13 @@ class Product:
             total += f.log_mgf(z)
         return total
 
+    def log_mgf_row(self, c: "arb", h: "arb", first: int, stop: int) -> List["acb"]:
+        """ln M_T(c + i n h), n = first .. stop - 1: the sum of the factors' rows."""
+        total = [acb(0)] * (stop - first)
+        for f in self.factors:
+            total = [x + y for x, y in zip(total, log_mgf_row(f, c, h, first, stop))]
+        return total
+
     def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
         """The product of the factors' bounds, each aiming at its share of ``drop``
         (its steps' share of all steps)."""
@@ -445,6 +559,19 @@ class Product:
                 return None
             total += one
         return total
+
+
+def log_mgf_row(loss, c: "arb", h: "arb", first: int, stop: int) -> List["acb"]:
+    """ln M_T(c + i n h) for n = first .. stop - 1: the loss's own row where it has one
+    (values for many t at once: ``SubsampledGaussian.line``), else one ``log_mgf`` each."""
+    if hasattr(loss, "log_mgf_row"):
+        return loss.log_mgf_row(c, h, first, stop)
+    out = []
+    for n in range(first, stop):
+        if n % 32 == 0:
+            progress.note(f"transform: node {n} of {stop - 1}")
+        out.append(loss.log_mgf(acb(c, n * h)))
+    return out
 
 
 def loss_of(target) -> Product:
