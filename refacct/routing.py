@@ -26,14 +26,18 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   have at least ``LAPLACE_MIN_OFF_ATOMS`` = 50 steps off their loss's atoms in expectation
   (``engines.transform.laplace``: the truncation bound's floor, the atoms' share to the
   power T, is then about e^-50), the record (or group) is used in at least
-  ``TRANSFORM_MIN_USES`` = 10 steps in
-  expectation (sum_i T_i q_i, a group of g counting 1 - (1 - q)^g for q,
-  ``engines.transform.mgf.Product.uses``: with fewer uses the loss is nearly a lattice
-  of few active steps, its transform decays slowly in t, and the bracket is faster) and
-  every sampling rate is at least ``TRANSFORM_MIN_RATE`` = 10^-4 (``Product.least_rate``:
-  the proven decay bound's cost grows as 1 / q; at sigma 1, q 1e-4, T 10^5 the 20 digits
-  of delta(1/10), delta(1/2) ~ 1e-16, eps(1e-10) and eps(1e-5) take 35 to 90 s each,
-  where the bracket gives 2 digits in 3 to 40 s); else a proven bracket;
+  ``TRANSFORM_MIN_USES`` = 1 step in expectation (sum_i T_i q_i, a group of g counting
+  1 - (1 - q)^g for q, ``engines.transform.mgf.Product.uses``: with fewer uses the loss is
+  nearly a lattice of few active steps and its transform decays too slowly in t; at sigma
+  1/2, q 1e-3, T 100, 0.1 uses, the transform finds its queries out of reach in 1 to 7 s,
+  where at 1 to 3.5 uses the conformance suite's cases take 0.1 to 22 s for 20 digits),
+  in at least ``TRANSFORM_MIN_STEPS`` = 100 compositions (at 10 steps one use still
+  leaves the transform slow: sigma 2, q 1/10, delta(1/10) took 3 minutes)
+  and every sampling rate is at least ``TRANSFORM_MIN_RATE`` = 10^-5
+  (``Product.least_rate``: the decay bound's scan runs to t ~ 1 / q; at sigma 1, q 1e-5,
+  T 10^6, eps(1e-5) and delta(1/2) take 7 and 8 s, at q 1e-4, T 10^5 delta(1/10) and
+  delta(1/2) 1.5 and 2.3 s, where the bracket gives 2 digits in 3 to 40 s); else a
+  proven bracket;
 * self-compositions of a Laplace shift take the transform below ``LAPLACE_MAX_STEPS`` too
   once 50 steps leave the atoms (e0 = 1: 200 steps; milliseconds where the T-fold law's
   closed form takes seconds to minutes);
@@ -82,7 +86,7 @@ from .transform import TRANSFORM
 
 __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX_STEPS",
            "EXACT_MAX_STEPS",
-           "MAX_MIXED_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_RATE",
+           "MAX_MIXED_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_STEPS", "TRANSFORM_MIN_RATE",
            "LAPLACE_MIN_OFF_ATOMS", "ENGINES",
            "SHUFFLED_ENGINES", "Route", "compositions", "route_pair", "route_entry"]
 
@@ -92,9 +96,10 @@ QUADRATURE_MAX_STEPS = 3
 LAPLACE_MAX_STEPS = 300
 EXACT_MAX_STEPS = 10 ** 4
 MAX_MIXED_STEPS = 7
-TRANSFORM_MIN_USES = 10
+TRANSFORM_MIN_USES = 1
+TRANSFORM_MIN_STEPS = 100
 LAPLACE_MIN_OFF_ATOMS = 50
-TRANSFORM_MIN_RATE = Fraction(1, 10 ** 4)
+TRANSFORM_MIN_RATE = Fraction(1, 10 ** 5)
 STANDARD = "standard engines"
 SHUFFLED = "002's lower bounds"
 
@@ -192,7 +197,8 @@ def _few_atoms(pair) -> bool:
 
 def _transformed(x, times: int = 1) -> bool:
     """Does the transform engine take every term of ``x`` composed ``times`` times, with
-    the record used in at least ``TRANSFORM_MIN_USES`` steps in expectation and no
+    at least ``TRANSFORM_MIN_STEPS`` compositions where a factor is subsampled, the
+    record used in at least ``TRANSFORM_MIN_USES`` steps in expectation and no
     sampling rate below ``TRANSFORM_MIN_RATE`` (subsampled factors), and at least
     ``LAPLACE_MIN_OFF_ATOMS`` steps off the loss's atoms (Laplace factors)?"""
     for pair in _terms(x):
@@ -201,7 +207,9 @@ def _transformed(x, times: int = 1) -> bool:
         except InputError:
             return False
         uses, off = times * loss.uses(), times * loss.off_atoms()
+        steps = times * sum(n for _, n in _factors(pair))
         if not (uses or off) or 0 < uses < TRANSFORM_MIN_USES or \
+                uses and steps < TRANSFORM_MIN_STEPS or \
                 0 < off < LAPLACE_MIN_OFF_ATOMS or loss.least_rate() < TRANSFORM_MIN_RATE:
             return False
     return True
@@ -213,7 +221,8 @@ def _by_transform(x, total: int, continuous: bool, fallback: Optional[Route]) ->
                f"expectation: the transform (the closed form of the {total}-fold law is slower)")
     else:
         why = (f"{_why(x, total, continuous, False)}; the record used in >= "
-               f"{TRANSFORM_MIN_USES} steps in expectation, sampling rates >= "
+               f"{TRANSFORM_MIN_USES} steps in expectation in >= {TRANSFORM_MIN_STEPS} "
+               f"steps, sampling rates >= "
                f"{TRANSFORM_MIN_RATE}, Laplace shifts >= {LAPLACE_MIN_OFF_ATOMS} steps off "
                f"their atoms: the transform")
     return Route(x, 1, TRANSFORM, why, fallback)

@@ -178,6 +178,61 @@ def test_forms_share_their_reference():
                 a.reference.abs_error + b.reference.abs_error
 
 
+# proven lattice brackets of cases the transform now answers (refacct.brackets, as stored
+# in the suite before: lattice h = 2^-9 .. 2^-15, a method that shares nothing with the
+# transform's inversion of the moment generating function)
+LATTICE = {
+    "gauss-poisson-add-remove-s1-q1e-2-T100": {
+        ("delta", "1/10"): ("0.0190288", "0.0190781"),
+        ("delta", "20"): ("1.18326e-75", "1.18559e-75"),
+        ("epsilon", "1e-100"): ("26.7190", "26.7201"),
+        ("epsilon", "1e-10"): ("2.16229", "2.16309"),
+    },
+    "gauss-poisson-add-remove-s1-q1e-3-T1000": {
+        ("delta", "10"): ("4.25257e-60", "4.26211e-60"),
+        ("delta", "20"): ("1.15953e-115", "1.16281e-115"),
+        ("epsilon", "1e-30"): ("4.85487", "4.85510"),
+        ("epsilon", "1e-5"): ("0.148234", "0.149229"),
+    },
+    "gauss-poisson-add-remove-s1_2-q1e-4-T10000": {
+        ("delta", "1/10"): ("0.00458409", "0.00458692"),
+        ("delta", "1/2"): ("0.000133720", "0.000133731"),
+        ("epsilon", "1e-10"): ("5.08433", "5.08462"),
+        ("epsilon", "1e-5"): ("1.17525", "1.17527"),
+    },
+    "hetero-poisson-s1q1e-3x1000-s1_2q1e-3x100": {
+        ("delta", "1/2"): ("0.000555198", "0.000555409"),
+        ("delta", "1"): ("0.000127490", "0.000127516"),
+        ("epsilon", "1e-30"): ("21.9267", "21.9272"),
+        ("epsilon", "1e-5"): ("2.11136", "2.11142"),
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(LATTICE))
+def test_transform_references_lie_inside_the_lattice_brackets(name):
+    """The 20-digit references of the many-step Poisson cases (the transform) lie inside
+    the brackets of a lattice, and the same holds for the forms of one case."""
+    names = [name] + ([f"form-{form}-gauss-poisson-s1-q1e-2-T100"
+                       for form in ("count", "repeated", "list")]
+                      if name.endswith("s1-q1e-2-T100") else [])
+    for each in names:
+        case = BY_NAME[each]
+        assert case.digits == 20 and not case.slow
+        for q in case.queries:
+            lo, hi = _bracket(LATTICE[name], q)
+            assert lo <= q.reference.value <= hi, (each, str(q))
+            assert q.reference.abs_error <= q.reference.value * Fraction(1, 10 ** 19)
+
+
+def _bracket(table, query):
+    """The stored bracket of a query, matched by its exact point."""
+    for (kind, at), (lo, hi) in table.items():
+        if kind == query.kind and Fraction(at) == query.at:
+            return Fraction(lo), Fraction(hi)
+    raise KeyError(str(query))
+
+
 PEERS = available_peers()
 
 

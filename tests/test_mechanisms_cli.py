@@ -105,7 +105,7 @@ def test_exact_shuffle_is_at_least_eq_7_and_balle_wang_at_one_step(capsys):
     # the proven-bracket path (refacct.routing)
     (["delta", "gaussian", "--sigma", "1", "--steps", "1000001", "--eps", "1"],
      "steps must be <= 1000000"),
-    (["delta", "gaussian", "--sigma", "1", "--sampling", "poisson", "--q", "1e-5", "--steps",
+    (["delta", "gaussian", "--sigma", "1", "--sampling", "poisson", "--q", "1e-6", "--steps",
       "100001", "--eps", "1"], "steps must be <= 100000 (the range of the proven brackets)"),
     (["delta", "gaussian", "--sigma", "1", "--sampling", "poisson", "--q", "1/10", "--steps",
       "10", "--alpha", "2"], "H_alpha has no proven-bracket path (a continuous pair composed 10"),
@@ -181,7 +181,7 @@ def test_routing_passes_the_one_step_entry_steps_and_width(capsys, monkeypatch):
                          "--width", "1/1000", "--eps", "1", "2")
     assert status == 2 and "proven-bracket path (proven bracket requested)" in err
     status, _, err = run(capsys, "epsilon", "gaussian", "--sigma", "1", "--sampling", "poisson",
-                         "--q", "1e-5", "--steps", "100000", "--delta", "1e-5")
+                         "--q", "1e-6", "--steps", "100000", "--delta", "1e-5")
     assert status == 2 and "stop here" in err
     (k1, t1, v1, s1, o1), (k2, t2, v2, s2, o2) = calls
     cores = os.cpu_count() or 1

@@ -43,33 +43,34 @@ def test_self_compositions_bracket_the_one_step_entry(make, standard, bracketed)
 
 
 @pytest.mark.parametrize("make, below", [
-    (POISSON, 9999),                                              # T q = 10 at 10^4
-    (maker("gaussian", "poisson", sigma=2, q="1/10", relation="zero-out"), 99),
+    (POISSON, 999),                                               # T q = 1 at 1000
+    (maker("gaussian", "poisson", sigma=2, q="1/10", relation="zero-out"), 99),  # 100 steps
     (maker("gaussian", "wor", relation="remove", sigma=1, n=10, batch=1), 99),
-    (maker("gaussian", "poisson", sigma=1, q="1/10", group=2), 52),   # 1 - (9/10)^2 = 0.19
+    (maker("gaussian", "poisson", sigma=1, q="1/10", group=2), 99),
     (maker("gaussian", "poisson", sigma=1, q="1/10", relation="substitution"), 99),
+    (maker("gaussian", "poisson", sigma=1, q="1/1000", group=2), 500),  # 1 - (1 - q)^2
 ])
 def test_many_uses_go_to_the_transform(make, below):
-    """A self-composition the transform takes, whose record (or group) is used in at
-    least 10 steps in expectation (T q = 10 from T = 10 / q on; a group of 2 is used with
-    chance 1 - (1 - q)^2), gets the transform on the T-step entry; one step fewer, the
-    bracket."""
+    """A self-composition the transform takes, of at least 100 steps whose record (or
+    group) is used in at least one step in expectation (T q = 1 from T = 1 / q on; a group
+    of 2 is used with chance 1 - (1 - q)^2 = 1999 / 10^6 at q = 1/1000, once in 501
+    steps), gets the transform on the T-step entry; one step fewer, the bracket."""
     at = below + 1
     route = routing.route_entry(make, at)
     assert route.engine is TRANSFORM and route.steps == 1 and route.target == make(at)
-    assert "the record used in >= 10 steps" in route.reason
+    assert "the record used in >= 1 steps in expectation in >= 100 steps" in route.reason
     assert routing.route_entry(make, below).bracket
     assert routing.route_entry(make, at, force=True).bracket
 
 
 def test_small_sampling_rates_stay_with_the_brackets():
-    """q = 1e-4 is the smallest rate the transform gets: at T = 10^5 (the record used 10
-    times in expectation) it takes q = 1e-4; q = 1e-5 at T = 10^6 (10 uses too) is left to
-    the brackets, which stop at 10^5 steps."""
-    assert routing.route_entry(maker("gaussian", "poisson", sigma=1, q="1e-4"),
-                               10 ** 5).engine is TRANSFORM
+    """q = 1e-5 is the smallest rate the transform gets: at T = 10^6 (the record used 10
+    times in expectation) it takes q = 1e-5; q = 1e-6 at T = 10^6 (1 use) is left to the
+    brackets, which stop at 10^5 steps."""
+    assert routing.route_entry(maker("gaussian", "poisson", sigma=1, q="1e-5"),
+                               10 ** 6).engine is TRANSFORM
     with pytest.raises(ValueError, match="steps must be <= 100000"):
-        routing.route_entry(maker("gaussian", "poisson", sigma=1, q="1e-5"), 10 ** 6)
+        routing.route_entry(maker("gaussian", "poisson", sigma=1, q="1e-6"), 10 ** 6)
 
 
 def test_a_width_asks_for_the_bracket_where_auto_gives_the_transform():
@@ -86,7 +87,7 @@ def test_a_width_asks_for_the_bracket_where_auto_gives_the_transform():
 
 def test_the_transform_takes_no_other_family():
     """The truncated-Poisson Gaussian (a public mixture) stays with the brackets however
-    many uses; the Poisson-subsampled Laplace goes to the transform from 10 uses on."""
+    many uses; the Poisson-subsampled Laplace goes to the transform from 100 steps on."""
     make = maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20", max_batch=6)
     assert routing.route_entry(make, 1000).bracket
     laplace = maker("laplace", "poisson", scale=1, q="1/10")
@@ -139,7 +140,7 @@ def test_more_than_max_steps_is_refused():
     """Brackets stop at 10^5 compositions; the Gaussian shift's closed form and the
     transform go on to 10^6, and nothing beyond."""
     with pytest.raises(ValueError, match="steps must be <= 100000"):
-        routing.route_entry(maker("gaussian", "poisson", sigma=1, q="1e-5"), 10 ** 5 + 1)
+        routing.route_entry(maker("gaussian", "poisson", sigma=1, q="1e-6"), 10 ** 5 + 1)
     assert routing.route_entry(POISSON, 10 ** 6).engine is TRANSFORM
     with pytest.raises(ValueError, match="got 1000001 compositions"):
         routing.route_entry(POISSON, 10 ** 6 + 1)
@@ -156,9 +157,9 @@ def test_pairs_are_routed_by_their_factor_count():
     poisson = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
     assert not routing.route_pair(poisson ** 2 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
     assert routing.route_pair(poisson ** 3 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
-    # uses count the subsampled steps only: T q = 10 at 100 steps of q = 1/10
-    assert routing.route_pair(poisson ** 99 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
-    assert routing.route_pair(poisson ** 100 * Pair(Gaussian(0, 2), Gaussian(1, 2))).engine \
+    # at least 100 compositions (a subsampled factor), the unsampled ones counted
+    assert routing.route_pair(poisson ** 98 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
+    assert routing.route_pair(poisson ** 99 * Pair(Gaussian(0, 2), Gaussian(1, 2))).engine \
         is TRANSFORM
     # Gaussian shifts alone: one shift in closed form, whatever the count
     assert not routing.route_pair(gauss ** 3 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket

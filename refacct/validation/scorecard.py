@@ -34,8 +34,8 @@ from .verdicts import FAILING, VERDICTS
 
 __all__ = ["QUICK", "area", "findings", "render", "quick_cases", "main"]
 
-# the quick slice of the conformance suite: one case per area, few steps, plus one proven
-# bracket of many steps (the regime of the findings) and two trade-off cases (f-DP
+# the quick slice of the conformance suite: one case per area, few steps, plus one case
+# of many steps (the regime of the findings) and two trade-off cases (f-DP
 # accountants); measured at about a minute
 QUICK = ("gauss-none-add-remove-s1-T1", "gauss-none-zero-out-s10-T100",
          "gauss-none-substitution-s200-T10000", "gauss-det-zero-out-s1",
