@@ -121,16 +121,23 @@ def _route(x, steps: int, method: str) -> routing.Route:
                              f"{' and '.join(routing.SHUFFLED_ENGINES)}, not {method}")
         return routing.Route(_more_steps(x, T), 1, routing.SHUFFLED_ENGINES[method],
                              routing.SHUFFLED)
+    times = 1
     if isinstance(x, Dominated):
         if method in ("auto", "bracket"):
             if T == 1:
                 return routing.route_pair(x, force)
             return routing.route_entry(lambda k: _more_steps(x, k), T, force)
-        target = _more_steps(x, T)
+        if method == "transform" and T > 1 and \
+                routing.self_composition(x, _more_steps(x, 2)):
+            # the engine composes the steps itself: a public mixture's T-fold composition,
+            # a sum over the counts of its pairs, is never built
+            target, times = x, T
+        else:
+            target = _more_steps(x, T)
     elif isinstance(x, (Pair, Composition, PublicMixture)):
-        target = x if T == 1 else x ** T
         if method in ("auto", "bracket"):
-            return routing.route_pair(target, force)
+            return routing.route_pair(x if T == 1 else x ** T, force)
+        target, times = (x, T) if method == "transform" else (x if T == 1 else x ** T, 1)
     else:
         raise InputTypeError(f"expected a Pair, Composition, PublicMixture, catalogue entry or "
                              f"shuffled entry, got {type(x).__name__}")
@@ -139,7 +146,7 @@ def _route(x, steps: int, method: str) -> routing.Route:
         refusal = engine.supports(term)
         if refusal is not None:
             raise InputError(refusal)
-    return routing.Route(target, 1, engine, f"{method} method")
+    return routing.Route(target, times, engine, f"{method} method")
 
 
 def _terms(engine: Engine, target) -> Sequence:

@@ -22,7 +22,8 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   as T^3: eps(delta) at T = 300 takes 13 to 40 s, at T = 1000 two minutes);
 * beyond those, the transform engine (``refacct.transform``: proven digits) where it
   takes every term (Gaussian and Laplace shifts, Poisson- and WOR-subsampled Gaussians
-  and Laplaces under add, remove or substitution, groups included), the Laplace factors
+  and Laplaces under add, remove or substitution, groups included, and public mixtures of
+  subsampled Gaussians: truncated Poisson sampling), the Laplace factors
   have at least ``LAPLACE_MIN_OFF_ATOMS`` = 50 steps off their loss's atoms in expectation
   (``engines.transform.laplace``: the truncation bound's floor, the atoms' share to the
   power T, is then about e^-50), the record (or group) is used in at least
@@ -55,8 +56,9 @@ depend on the steps, read off its 1-step and 2-step entries:
 
 * *self-composition* (the 2-step terms are the 1-step terms composed twice: no sampling,
   Poisson, WOR add / remove, truncated Poisson, groups): the brackets get the 1-step entry
-  and T, so the T-step entry is never built (for truncated Poisson it would be a public
-  mixture with ~T^6 terms);
+  and T, and so does the transform where a term is a public mixture (truncated Poisson,
+  ``engines.transform.public``), so that T-step entry is never built (a public mixture
+  with ~T^6 terms);
 * *independent of the steps* (deterministic batching, 002: the curve is the same for every
   T): the T-step entry, routed by its one-step terms;
 * *mixed* (WOR substitution, 001 Sec. 7: T + 1 terms mixing the two orders): the T-step
@@ -88,7 +90,8 @@ __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX
            "EXACT_MAX_STEPS",
            "MAX_MIXED_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_STEPS", "TRANSFORM_MIN_RATE",
            "LAPLACE_MIN_OFF_ATOMS", "ENGINES",
-           "SHUFFLED_ENGINES", "Route", "compositions", "route_pair", "route_entry"]
+           "SHUFFLED_ENGINES", "Route", "compositions", "self_composition", "route_pair",
+           "route_entry"]
 
 MAX_STEPS = 10 ** 5
 CLOSED_MAX_STEPS = 10 ** 6
@@ -207,7 +210,7 @@ def _transformed(x, times: int = 1) -> bool:
         except InputError:
             return False
         uses, off = times * loss.uses(), times * loss.off_atoms()
-        steps = times * sum(n for _, n in _factors(pair))
+        steps = times * compositions(pair)[0]
         if not (uses or off) or 0 < uses < TRANSFORM_MIN_USES or \
                 uses and steps < TRANSFORM_MIN_STEPS or \
                 0 < off < LAPLACE_MIN_OFF_ATOMS or loss.least_rate() < TRANSFORM_MIN_RATE:
@@ -215,7 +218,8 @@ def _transformed(x, times: int = 1) -> bool:
     return True
 
 
-def _by_transform(x, total: int, continuous: bool, fallback: Optional[Route]) -> Route:
+def _by_transform(x, total: int, continuous: bool, fallback: Optional[Route],
+                  steps: int = 1) -> Route:
     if total <= _limit(x, continuous):
         why = (f"Laplace shifts, >= {LAPLACE_MIN_OFF_ATOMS} steps off the loss's atoms in "
                f"expectation: the transform (the closed form of the {total}-fold law is slower)")
@@ -225,7 +229,7 @@ def _by_transform(x, total: int, continuous: bool, fallback: Optional[Route]) ->
                f"steps, sampling rates >= "
                f"{TRANSFORM_MIN_RATE}, Laplace shifts >= {LAPLACE_MIN_OFF_ATOMS} steps off "
                f"their atoms: the transform")
-    return Route(x, 1, TRANSFORM, why, fallback)
+    return Route(x, steps, TRANSFORM, why, fallback)
 
 
 def _check_total(total: int, bracket: bool = True) -> None:
@@ -263,6 +267,12 @@ def route_pair(x, force: bool = False) -> Route:
     return Route(x, 1, QUADRATURE, STANDARD)
 
 
+def self_composition(one, two) -> bool:
+    """Are the 2-step entry's terms the 1-step entry's composed twice (module docstring)?"""
+    return [label for label, _ in two.terms] == [label for label, _ in one.terms] and \
+        all(p2 == p1 ** 2 for (_, p1), (_, p2) in zip(one.terms, two.terms))
+
+
 def route_entry(make: Callable[[int], object], steps: int, force: bool = False) -> Route:
     """The route of the catalogue entry ``make(steps)``; ``make(k)`` builds the entry for
     k steps (module docstring for how the 1- and 2-step entries decide)."""
@@ -276,13 +286,13 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
         return Route(make(T), 1, SHUFFLE, SHUFFLED)
     count, continuous = compositions(one)
     two = make(2)
-    labels = [label for label, _ in one.terms]
-    if [label for label, _ in two.terms] == labels and \
-            all(p2 == p1 ** 2 for (_, p1), (_, p2) in zip(one.terms, two.terms)):
+    if self_composition(one, two):
         beyond = count * T > _limit(one, continuous)
         bracket = Route(one, T, BRACKET, _why(one, count * T, continuous, force)) \
             if count * T <= MAX_STEPS else None
         if not force and (beyond or _laplace(_pair_factors(one))) and _transformed(one, T):
+            if _pair_factors(one) is None:   # public mixtures: the 1-step entry and T
+                return _by_transform(one, count * T, continuous, bracket, T)
             return _by_transform(make(T), count * T, continuous,
                                  bracket if beyond else Route(make(T), 1, QUADRATURE, STANDARD))
         if force or beyond:

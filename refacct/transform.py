@@ -6,10 +6,12 @@ rule on Re z = c with its aliasing, truncation and inner-quadrature errors bound
 It takes a pair or composition whose factors are Gaussian and Laplace shifts and
 subsampled Gaussians and Laplaces (two mixtures of one family and width on a lattice in
 likelihood-ratio order, ``engines.transform.mgf.loss_of``, ``engines.transform.laplace``),
-in any mix (noise schedules, sampling rates, mechanisms), so a catalogue entry's terms
-under Poisson or WOR sampling or none, add, remove or substitution, groups included.  Its
-cost grows with the nodes the integrand needs, which fall as T grows (the modulus of M_T(c + it) = M(c + it)^T
-decays faster): an engine for many steps; small T is the quadrature's.
+in any mix (noise schedules, sampling rates, mechanisms), and public mixtures of
+subsampled Gaussians (``engines.transform.public``), so a catalogue entry's terms under
+Poisson, WOR or truncated Poisson sampling or none, add, remove or substitution, groups
+included.  Its cost grows with the nodes the integrand needs, which fall as T grows (the
+modulus of M_T(c + it) = M(c + it)^T decays faster): an engine for many steps; small T is
+the quadrature's.
 
 >>> import refacct
 >>> from refacct import Gaussian, Pair
@@ -21,7 +23,7 @@ decays faster): an engine for many steps; small T is the quadrature's.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from mpmath import mp
 
@@ -51,7 +53,7 @@ def _how(nodes: Grid) -> str:
 
 # the last grid of each target: a warm start for its next query (any grid of the loss
 # gives a proven enclosure; one that is too coarse for the query is not used)
-_LAST: Dict[object, Grid] = {}
+_LAST: Dict[Tuple[object, int], Grid] = {}
 
 
 def _delta(loss, eps: Fraction, digits: int, hint: Optional[Grid]):
@@ -117,13 +119,15 @@ class Transform(Engine):
         return None
 
     def answer(self, target, request: Request) -> List:
-        loss = loss_of(target)
+        """``target`` composed ``request.steps`` times (a public mixture's T-fold
+        composition is never built: ``engines.transform.public``)."""
+        loss, key = loss_of(target, request.steps), (target, request.steps)
         one = _delta if request.kind == "delta" else _epsilon
         results = []
         for q in request.queries:
-            found, grid = one(loss, q, request.digits, _LAST.pop(target, None))
+            found, grid = one(loss, q, request.digits, _LAST.pop(key, None))
             if grid is not None:
-                _LAST[target] = grid
+                _LAST[key] = grid
             while len(_LAST) > LAST_KEPT:
                 _LAST.pop(next(iter(_LAST)))
             results.append(found)

@@ -147,6 +147,22 @@ def test_mixed_mechanisms_lie_inside_the_lattice_bracket():
 
 
 @pytest.mark.slow
+def test_truncated_poisson_lies_inside_the_lattice_bracket():
+    """Truncated Poisson sampling (004 Thm 3.1: n 1000, p 1/100, batches cut at 12), 200
+    steps, add-remove: the public mixture's M = sum_r w_r M_r raised to the power T, never
+    its T-fold sum over counts, by both doors (the 1-step entry and T, explicitly and under
+    auto)."""
+    entry = build(gaussian(1), "truncated-poisson", "add-remove", n=1000, p_sample="1/100",
+                  max_batch=12)
+    found = refacct.delta(entry, 1, steps=200, method="transform")
+    routed = refacct.delta(entry, 1, steps=200)
+    bracket = refacct.delta(entry, 1, steps=200, method="bracket")
+    assert found.verified_digits >= 20 and contains(bracket, found)
+    assert routed.engine == "transform"
+    assert routed.lower <= found.upper and found.lower <= routed.upper
+
+
+@pytest.mark.slow
 def test_a_far_tail_beyond_the_steering_precision_lies_inside_the_lattice_bracket():
     """sigma 1, q 1e-3, 10^4 steps: ln M_T(c2) is too large to evaluate past c2 ~ 30, so
     the Chernoff point is steered inside that range (it once ran to the edge, 200, and h

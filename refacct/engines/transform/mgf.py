@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import gcd
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import mpmath
 from mpmath import mp
@@ -28,13 +28,14 @@ from mpmath import mp
 from ...distributions import Gaussian, Laplace, Mixture
 from ... import progress
 from ...errors import InputError
-from ...pairs import Composition, Pair
+from ...pairs import Composition, Pair, PublicMixture
 from ..arb import acb, arb, arb_mid_rad, flint, to_arb
 from ..quadrature.shift import shift_pair
 from .contour import Line
 from .laplace import LaplaceShift, SubsampledLaplace
+from .public import PublicMixtureLoss
 from .lattice import lattice_weights, rate
-from .scan import scan
+from .scan import steps_decay
 
 __all__ = ["MAX_LATTICE", "GaussianShifts", "SubsampledGaussian", "PoissonGaussian", "Product",
            "log_mgf_row", "loss_of"]
@@ -199,9 +200,13 @@ class SubsampledGaussian:
             return self.integral(z)
         return self.line(z.real).at(z.imag)
 
+    def one_step_row(self, c: "arb", h: "arb", first: int, stop: int) -> List["acb"]:
+        """M(c + i n h) of one step, n = first .. stop - 1, from one ``line``."""
+        return self.line(c).row(h, first, stop)
+
     def log_mgf_row(self, c: "arb", h: "arb", first: int, stop: int) -> List["acb"]:
-        """ln M_T(c + i n h), n = first .. stop - 1, from one ``line``."""
-        return [self.steps * m.log() for m in self.line(c).row(h, first, stop)]
+        """ln M_T(c + i n h), n = first .. stop - 1."""
+        return [self.steps * m.log() for m in self.one_step_row(c, h, first, stop)]
 
     def line(self, c: "arb") -> Line:
         """The trapezoidal rule for M(c + it), t >= 0, with its error bound for every t
@@ -380,13 +385,14 @@ class SubsampledGaussian:
         return self.steps * (to_arb(self.weights[j]) / to_arb(self.against[j])).log()
 
     def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
-        """The scan of the class docstring (``scan``), aiming at a bound level L =
-        e^{drop / T} M(c) a step (drop < 0), with the far bound V / s."""
-        top = self.one_step(acb(c)).real.upper()
-        level = (top * to_arb(drop / self.steps).exp()).upper() if drop < 0 else arb(0)
-        far = self._variation(c)
-        return scan(self.one_step, c, t, top, level, self.lipschitz(c),
-                    lambda s: far / s) ** self.steps
+        """The scan of the class docstring (``scan.steps_decay``), aiming at a bound level
+        e^{drop / T} M(c) a step (drop < 0), with the far bound V / s (``far``)."""
+        return steps_decay(self, c, t, drop)
+
+    def far(self, c: "arb") -> Callable[["arb"], "arb"]:
+        """s -> V / s >= |M(c + is)| (class docstring, ``_variation``)."""
+        variation = self._variation(c)
+        return lambda s: variation / s
 
     def lipschitz(self, c: "arb") -> "arb":
         """K >= |dM(c + is)/ds| = |int phi_s A^{1 + z} B^{-z} ln(A / B)|: the integral of
@@ -574,8 +580,10 @@ def log_mgf_row(loss, c: "arb", h: "arb", first: int, stop: int) -> List["acb"]:
     return out
 
 
-def loss_of(target) -> Product:
-    """The loss of a ``Pair`` or ``Composition`` whose factors are Gaussian shifts
+def loss_of(target, steps: int = 1) -> Product:
+    """The loss of ``steps`` compositions of a ``Pair``, ``Composition`` or
+    ``PublicMixture`` (each term one subsampled pair: ``public``) whose factors are
+    Gaussian shifts
     N(m1, s^2) vs N(m0, s^2) (merged into one ``GaussianShifts``), Laplace shifts
     Lap(a, b) vs Lap(a', b) (one ``LaplaceShift`` for each ratio abs(a - a') / b) or
     subsampled Gaussians
@@ -584,13 +592,16 @@ def loss_of(target) -> Product:
     groups under it; moved to m0 = 0 and scaled to d = 1: sigma = s / d, as the
     hockey-stick divergence is invariant under y -> (y - m0) / d); else an InputError
     naming the factor."""
+    if isinstance(target, PublicMixture):
+        return Product([_public(target, steps)])
     if isinstance(target, Pair):
         target = Composition.of(target)
     if not isinstance(target, Composition):
-        raise InputError("the transform engine takes a pair or a composition (not a public "
-                         "mixture)")
+        raise InputError("the transform engine takes a pair, a composition or a public "
+                         "mixture")
     shifts, laplace, factors = Fraction(0), {}, []
     for pair, n in target.factors:
+        n *= steps
         if pair.P == pair.Q:
             continue
         if isinstance(pair.P, Gaussian) and isinstance(pair.Q, Gaussian) and \
@@ -607,6 +618,19 @@ def loss_of(target) -> Product:
     if shifts or not factors:
         factors.append(GaussianShifts(shifts))
     return Product(factors)
+
+
+def _public(mixture: PublicMixture, steps: int) -> PublicMixtureLoss:
+    """The loss of a public mixture of subsampled Gaussian pairs, one step each."""
+    parts = []
+    for w, term in mixture.terms:
+        part = _subsampled(term.factors[0][0], 1) if len(term.factors) == 1 and \
+            term.factors[0][1] == 1 else None
+        if not isinstance(part, SubsampledGaussian):
+            raise InputError("the transform engine takes a public mixture of subsampled "
+                             f"Gaussian pairs, one step each, got the term {term!r}"[:400])
+        parts.append((w, part))
+    return PublicMixtureLoss(parts, steps)
 
 
 def _subsampled(pair: Pair, n: int):

@@ -10,12 +10,13 @@ bounds |M| everywhere.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Callable
 
-from ..arb import acb, arb
+from ..arb import acb, arb, to_arb
 from ... import progress
 
-__all__ = ["scan"]
+__all__ = ["scan", "steps_decay"]
 
 
 def scan(one_step: Callable[["acb"], "acb"], c: "arb", t: "arb", top: "arb", level: "arb",
@@ -33,3 +34,12 @@ def scan(one_step: Callable[["acb"], "acb"], c: "arb", t: "arb", top: "arb", lev
         if far(s).upper() <= max(worst, level) or worst >= top:
             break
     return min(max(worst, far(s).upper()), top)
+
+
+def steps_decay(loss, c: "arb", t: "arb", drop: Fraction) -> "arb":
+    """An upper bound on sup_{s >= t} |M(c + is)|^T for ``loss.steps`` = T equal steps:
+    the scan with the loss's ``one_step``, ``lipschitz(c)`` and ``far(c)`` (a function of
+    s), aiming at a level e^{drop / T} M(c) a step (drop < 0), raised to the power T."""
+    top = loss.one_step(acb(c)).real.upper()
+    level = (top * to_arb(drop / loss.steps).exp()).upper() if drop < 0 else arb(0)
+    return scan(loss.one_step, c, t, top, level, loss.lipschitz(c), loss.far(c)) ** loss.steps
