@@ -12,6 +12,7 @@ the add and remove directions, 001 Sec. 5):
 * the TF Privacy MNIST tutorial: sigma 1.1, q 1/240 (256 of 60000 rounded as the tutorial
   does in its accountant call), T 14400, delta 1e-5;
 * 001 Table 1's Poisson column: sigma 0.8, q 1e-3, T 10^4, delta 1e-7, 1e-6, 1e-5, 1e-4;
+* the record drawn once in expectation: sigma 1, q 1/100, T 100, delta 1e-5, 1e-10;
 
 and of the Laplace mechanism (scale b, sensitivity 1, add-remove), alone and Poisson-
 subsampled, at 10^3 to 10^5 steps (``LAPLACE``; dp_accounting's ``LaplaceDpEvent``; not
@@ -49,7 +50,8 @@ from refacct.mechanisms import build, gaussian, laplace  # noqa: E402
 
 SETTINGS = [("Opacus CIFAR-10", "1.1", "256/50000", 3910, ["1e-5"]),
             ("TF Privacy MNIST", "1.1", "1/240", 14400, ["1e-5"]),
-            ("001 Table 1, Poisson", "0.8", "1e-3", 10000, ["1e-7", "1e-6", "1e-5", "1e-4"])]
+            ("001 Table 1, Poisson", "0.8", "1e-3", 10000, ["1e-7", "1e-6", "1e-5", "1e-4"]),
+            ("one use in 100 steps", "1", "1/100", 100, ["1e-5", "1e-10"])]
 
 
 LAPLACE = [("Laplace b 1, T 1000", "1", None, 1000, ["1e-5", "1e-10"]),
