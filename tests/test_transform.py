@@ -249,7 +249,7 @@ def test_dpsgd_scale_digits_lie_inside_the_lattice_bracket(direction):
     mixed = Mixture([(1 - q, Gaussian(0, sigma)), (q, Gaussian(1, sigma))])
     pair = Pair(mixed, Gaussian(0, sigma))
     pair = pair if direction == "remove" else pair.swap()
-    bracket = refacct.delta(pair, 2, steps=T, method="bracket", width="1e-4")
+    bracket = refacct.delta(pair, 2, steps=T, method="bracket", width="1e-3")
     with mp.workdps(60):
         lo, hi = ends(found)
         assert hi - lo <= mp.mpf(10) ** -20 * lo

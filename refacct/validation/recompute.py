@@ -15,8 +15,9 @@ without a stored reference and stores each case as soon as it is done, so that a
 resumes where it was stopped.
 
 Each case is computed through the front door (``refacct.api``) by the route of
-``refacct.routing``: the standard engines, or for many steps a proven bracket (``refacct.brackets``, at the case's ``bracket_width``; one
-composition serves all of a case's queries of one kind).  Trade-off queries (``beta``)
+``refacct.routing``: the standard engines, or for many steps the transform
+(``refacct.transform``) or a proven bracket (``refacct.brackets``, at the case's
+``bracket_width``; one composition serves all of a case's queries of one kind).  Trade-off queries (``beta``)
 are brackets of ``refacct.tradeoff`` at relative width ``TRADEOFF_WIDTH`` = 1e-5,
 calibrations (``sigma``, ``errors``) brackets of ``refacct.calibrate`` at
 ``CALIBRATION_WIDTH`` = 1e-6.
