@@ -458,9 +458,9 @@ def test_subsampled_gaussian_three_steps_symmetry():
     (H = 1 - beta below it), the add direction's a finite supremum (H = 0 above it)."""
     pair = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
     a = Fraction(3, 2)
-    lhs = hockey_stick(pair ** 3, alpha=a)
-    rhs = hockey_stick(pair.swap() ** 3, alpha=1 / a)
-    assert lhs.verified_digits >= 20 and rhs.verified_digits >= 20
+    lhs = hockey_stick(pair ** 3, alpha=a, digits=12)
+    rhs = hockey_stick(pair.swap() ** 3, alpha=1 / a, digits=12)
+    assert lhs.verified_digits >= 12 and rhs.verified_digits >= 12
     with mp.workdps(60):
         other = 1 - mpq(a) + mpq(a) * rhs.value
         assert abs(lhs.value - other) <= lhs.abs_error + mpq(a) * rhs.abs_error
