@@ -5,7 +5,8 @@ Oracles: the Gaussian shift's closed form (Balle and Wang 2018, arXiv:1805.06530
 conftest.balle_wang; a noise schedule of shifts is one shift with m^2 = sum_i T_i m_i^2),
 the supremum of the add direction's privacy loss, ln(1 / (1 - q)) a step (q / p = 1 / B <=
 1 / (1 - q)), and the lattice engine's proven brackets (an independent method: mass on a
-lattice, no transform) for Poisson-subsampled Gaussians, moved, scaled and mixed."""
+lattice, no transform) for Poisson-subsampled Gaussians, moved, scaled and mixed, and
+the quadrature engine's two-step integral where both run."""
 from __future__ import annotations
 
 from fractions import Fraction as F
@@ -127,6 +128,18 @@ def test_one_subsampled_step_is_refused_not_run_for_ever():
     methods that answer it."""
     with pytest.raises(InputError, match="quadrature"):
         refacct.delta(subsampled(1, F(1, 2)), 1, steps=1, method="transform")
+
+
+def test_two_steps_overlap_nested_quadrature():
+    """The smallest count where both run (sigma 1/2, q 9/10: at q 1/2 the transform of two
+    or three steps decays too slowly in t; three steps of quadrature take minutes): the
+    transform's proven enclosure and the quadrature engine's (a two-dimensional integral
+    of the densities, no transform) intersect, and each has digits."""
+    pair = subsampled(F(1, 2), F(9, 10))
+    found = refacct.delta(pair, F(1, 2), steps=2, method="transform", digits=6)
+    nested = refacct.delta(pair, F(1, 2), steps=2, method="quadrature", digits=6)
+    assert found.proven and found.verified_digits >= 4 and nested.verified_digits >= 6
+    assert found.lower <= nested.upper and nested.lower <= found.upper
 
 
 def test_pairs_it_does_not_take_are_refused_by_name():
