@@ -55,6 +55,7 @@ from .errors import InputError, InputTypeError, OutOfReach
 from .exact import (alpha_or_eps, count, digits_parameter, eps_parameter, many as is_many,
                     positive, probability)
 from .mechanisms import Dominated, Shuffled
+from .mechanisms.relations import MixedOrders
 from .maximum import over_terms
 from .pairs import Composition, Pair, PublicMixture
 from .result import time_limited
@@ -127,11 +128,14 @@ def _route(x, steps: int, method: str) -> routing.Route:
             if T == 1:
                 return routing.route_pair(x, force)
             return routing.route_entry(lambda k: _more_steps(x, k), T, force)
-        if method == "transform" and T > 1 and \
-                routing.self_composition(x, _more_steps(x, 2)):
+        two = _more_steps(x, 2) if method == "transform" and T > 1 else None
+        orders = None if two is None else MixedOrders.of(x, two)
+        if two is not None and routing.self_composition(x, two):
             # the engine composes the steps itself: a public mixture's T-fold composition,
             # a sum over the counts of its pairs, is never built
             target, times = x, T
+        elif orders is not None:   # nor are the T + 1 terms of mixed orders
+            target, times = orders, T
         else:
             target = _more_steps(x, T)
     elif isinstance(x, (Pair, Composition, PublicMixture)):

@@ -61,13 +61,16 @@ depend on the steps, read off its 1-step and 2-step entries:
   with ~T^6 terms);
 * *independent of the steps* (deterministic batching, 002: the curve is the same for every
   T): the T-step entry, routed by its one-step terms;
-* *mixed* (WOR substitution, 001 Sec. 7: T + 1 terms mixing the two orders): the T-step
-  entry itself; bracketed only up to ``MAX_MIXED_STEPS`` steps (one bracket per term);
+* *mixed* (WOR substitution, 001 Sec. 7: T + 1 terms mixing the two orders): the
+  transform where it takes both orders composed T times (the same conditions as above),
+  given their ``MixedOrders`` and T (it maximises over the orders on one grid,
+  ``engines.transform.orders``: the T + 1 terms are never built); else the T-step entry
+  itself, bracketed only up to ``MAX_MIXED_STEPS`` steps (one bracket per term);
 * shuffling (``Shuffled``: 002's lower bounds, not a pair) is never bracketed.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -82,6 +85,7 @@ from .errors import InputError, InputTypeError
 from .exact import count as check_count
 from .hockey import EXACT, QUADRATURE
 from .mechanisms import Dominated, Shuffled
+from .mechanisms.relations import MixedOrders
 from .pairs import Composition, Pair, PublicMixture
 from .shuffle import SHUFFLE, SHUFFLE_EXACT
 from .transform import TRANSFORM
@@ -303,9 +307,16 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
         return route_pair(make(T), force)
     if not force and T <= _limit(one, continuous):
         return Route(make(T), 1, QUADRATURE, STANDARD)
+    orders = MixedOrders.of(one, two)
+    if not force and orders is not None and _transformed(one, T):
+        bracket = Route(make(T), 1, BRACKET, _why(one, T, continuous, force)) \
+            if T <= MAX_MIXED_STEPS else None
+        return replace(_by_transform(one, T, continuous, bracket, T), target=orders)
     if T > MAX_MIXED_STEPS:
         raise InputError(f"{one.description.replace('1 step(s)', f'{T} step(s)')} has "
                          f"{T + 1} terms mixing the orders of the steps, not a {T}-fold "
                          f"composition: proven brackets take it up to {MAX_MIXED_STEPS} "
-                         f"steps, the standard engines up to {_limit(one, continuous)}")
+                         f"steps, the standard engines up to {_limit(one, continuous)}, the "
+                         f"transform from {TRANSFORM_MIN_STEPS} steps that use the record "
+                         f"at least {TRANSFORM_MIN_USES} time(s) in expectation")
     return Route(make(T), 1, BRACKET, _why(one, T, continuous, force))

@@ -9,7 +9,8 @@ likelihood-ratio order, ``engines.transform.mgf.loss_of``, ``engines.transform.l
 in any mix (noise schedules, sampling rates, mechanisms), and public mixtures of
 subsampled Gaussians (``engines.transform.public``), so a catalogue entry's terms under
 Poisson, WOR or truncated Poisson sampling or none, add, remove or substitution, groups
-included.  Its cost grows with the nodes the integrand needs, which fall as T grows (the
+included; and the maximum over the T + 1 orders of WOR substitution (``MixedOrders``,
+``engines.transform.orders``), labelled by the orders that may attain it.  Its cost grows with the nodes the integrand needs, which fall as T grows (the
 modulus of M_T(c + it) = M(c + it)^T decays faster): an engine for many steps; small T is
 the quadrature's.
 
@@ -33,8 +34,11 @@ from .engines.arb import arb_ends, dyadic_mpf, flint, to_arb
 from .engines.transform.epsilon import epsilon_bracket
 from .engines.transform.inversion import Grid, delta_enclosure, on_grid
 from .engines.transform.mgf import loss_of
+from .engines.transform.orders import attained
 from .errors import InputError
-from .exact import to_mpf
+from .maximum import combine
+from .mechanisms.relations import MixedOrders
+from .exact import mpf_parts, to_mpf
 from .result import DeltaResult, EpsilonResult, midpoint_radius
 
 __all__ = ["Transform", "TRANSFORM"]
@@ -130,8 +134,26 @@ class Transform(Engine):
                 _LAST[key] = grid
             while len(_LAST) > LAST_KEPT:
                 _LAST.pop(next(iter(_LAST)))
+            if isinstance(target, MixedOrders):
+                found = _maximum(target, loss, request, found, grid)
             results.append(found)
         return results
+
+
+def _maximum(target: MixedOrders, loss, request: Request, found, grid):
+    """The result over the mixed orders as a catalogue entry's maximum (``refacct.maximum``),
+    labelled by the j (steps of A || B) that may attain it: at eps, or at the upper end
+    of the eps bracket."""
+    runs = [(0, request.steps)]
+    if grid is not None and found.value != 0:
+        if request.kind == "delta":
+            at = found.eps
+        else:
+            man, exp = mpf_parts(found.upper)
+            at = man * Fraction(2) ** exp
+        runs = attained(loss, grid, at, on_grid(grid, at))
+    label = ", ".join(f"j={a}" if a == b else f"j={a}..{b}" for a, b in runs)
+    return combine(request.kind, [(label, found)], target.bound)
 
 
 TRANSFORM = Transform()

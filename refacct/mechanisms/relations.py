@@ -18,13 +18,15 @@ pair, so its k-fold product dominates the k-step mechanism (001 Thm 8): one term
 """
 from __future__ import annotations
 
-from typing import Tuple
+from dataclasses import dataclass
+from typing import Optional, Tuple
 
 from ..exact import count
 from ..pairs import Composition, Pair
 from ..errors import InputError
 
-__all__ = ["RELATIONS", "check_relation", "directions", "powered", "mixed_directions"]
+__all__ = ["RELATIONS", "check_relation", "directions", "powered", "mixed_directions",
+           "MixedOrders"]
 
 RELATIONS = ("add", "remove", "add-remove", "substitution", "zero-out", "replace-one")
 
@@ -55,6 +57,30 @@ def directions(add, rel: str, k: int) -> Terms:
     if rel == "remove":
         return both[1:]
     return both
+
+
+@dataclass(frozen=True)
+class MixedOrders:
+    """The terms of ``mixed_directions(A, B, T)`` for any T, never built (there are T + 1 of
+    T factors each): ``pair`` = Pair(A, B) and the entry's ``bound`` at more than one step;
+    the transform engine composes the steps and maximises over the orders itself
+    (``engines.transform.orders``)."""
+
+    pair: Pair
+    bound: str
+
+    @staticmethod
+    def of(one, two) -> Optional["MixedOrders"]:
+        """The mixed orders of a catalogue entry whose 1- and 2-step entries ``one``, ``two``
+        are ``mixed_directions`` of one Pair(A, B), else None."""
+        labels = [label for label, _ in one.terms]
+        if labels != ["j=0", "j=1"] or not isinstance(one.terms[1][1], Composition) or \
+                one.terms[1][1].steps != 1:
+            return None
+        pair = one.terms[1][1].factors[0][0]
+        if two.terms != mixed_directions(pair.P, pair.Q, 2):
+            return None
+        return MixedOrders(pair, two.bound)
 
 
 def mixed_directions(A, B, k: int) -> Terms:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Optional, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 import mpmath
 from mpmath import mp
@@ -42,7 +42,8 @@ from ... import progress
 from ...errors import OutOfReach
 from .mgf import log_mgf_row
 
-__all__ = ["Plan", "Enclosure", "Grid", "grid", "on_grid", "enclose", "delta_enclosure"]
+__all__ = ["Plan", "Enclosure", "Grid", "grid", "on_grid", "enclose", "delta_enclosure",
+           "trapezoid"]
 
 MAX_ROUNDS = 12
 MAX_NODES = 8192   # nodes on each side of 0: beyond, each node costs a second or more
@@ -87,15 +88,29 @@ class Enclosure:
             return bool(lo > 0 and hi - lo <= arb(10) ** (-digits) * lo)
 
 
+def trapezoid(logs: Sequence["acb"], c: "arb", h: "arb", e: "arb") -> "arb":
+    """S_N = (h / 2 pi) sum_{|n| <= N} phi(nh) from ln M_T at the nodes n = 0 .. N (phi(-t)
+    is the conjugate of phi(t))."""
+    total = arb(0)
+    for n, log_m in enumerate(logs):
+        z = acb(c, n * h)
+        term = ((log_m - z * e).exp() / (z * (z + 1))).real
+        total += term if n == 0 else 2 * term
+    return total * h / (2 * arb.pi())
+
+
 @dataclass(frozen=True)
 class Grid:
     """What the enclosure needs from the loss on a plan, for every eps: ln M_T at the
-    nodes c + inh (n = 0 .. N), the decay bound D(Nh) and ln M_T(c2) (real)."""
+    nodes c + inh (n = 0 .. N), the decay bound D(Nh), ln M_T(c2) (real) and the sum S_N
+    over the nodes (``trapezoid``, or the loss's own: a maximum over terms that share the
+    nodes, ``orders``)."""
 
     plan: Plan
     logs: Tuple["acb", ...]
     decay: "arb"
     chernoff: "arb"
+    trapezoid: Callable = trapezoid
 
 
 def grid(loss, plan: Plan, known: Optional[Grid] = None) -> Grid:
@@ -109,7 +124,8 @@ def grid(loss, plan: Plan, known: Optional[Grid] = None) -> Grid:
         logs = list(known.logs[:plan.n + 1]) if same else []
         logs += log_mgf_row(loss, c, h, len(logs), plan.n + 1)
         return Grid(plan, tuple(logs), loss.decay(c, plan.n * h, plan.drop),
-                    loss.log_mgf(acb(to_arb(plan.c2))).real)
+                    loss.log_mgf(acb(to_arb(plan.c2))).real,
+                    getattr(loss, "trapezoid", trapezoid))
 
 
 def on_grid(found: Grid, eps: Fraction) -> Enclosure:
@@ -118,12 +134,7 @@ def on_grid(found: Grid, eps: Fraction) -> Enclosure:
     with flint.ctx.workprec(plan.prec):
         c, c2, h, e = (to_arb(v) for v in (plan.c, plan.c2, plan.h, eps))
         two_pi = 2 * arb.pi()
-        total = arb(0)
-        for n, log_m in enumerate(found.logs):
-            z = acb(c, n * h)
-            term = ((log_m - z * e).exp() / (z * (z + 1))).real
-            total += term if n == 0 else 2 * term
-        total *= h / two_pi
+        total = found.trapezoid(found.logs, c, h, e)
         tail = plan.n * h
         truncation = (-c * e).exp() * found.decay / (arb.pi() * tail)
         r = (-two_pi * c / h).exp()

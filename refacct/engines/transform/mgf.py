@@ -28,11 +28,13 @@ from mpmath import mp
 from ...distributions import Gaussian, Laplace, Mixture
 from ... import progress
 from ...errors import InputError
+from ...mechanisms.relations import MixedOrders
 from ...pairs import Composition, Pair, PublicMixture
 from ..arb import acb, arb, arb_mid_rad, flint, to_arb
 from ..quadrature.shift import shift_pair
 from .contour import Line
 from .laplace import LaplaceShift, SubsampledLaplace
+from .orders import OrdersLoss
 from .public import PublicMixtureLoss
 from .lattice import lattice_weights, rate
 from .scan import steps_decay
@@ -580,9 +582,10 @@ def log_mgf_row(loss, c: "arb", h: "arb", first: int, stop: int) -> List["acb"]:
     return out
 
 
-def loss_of(target, steps: int = 1) -> Product:
+def loss_of(target, steps: int = 1):
     """The loss of ``steps`` compositions of a ``Pair``, ``Composition`` or
-    ``PublicMixture`` (each term one subsampled pair: ``public``) whose factors are
+    ``PublicMixture`` (each term one subsampled pair: ``public``), or the maximum over the
+    orders of ``MixedOrders`` (``orders``), whose factors are
     Gaussian shifts
     N(m1, s^2) vs N(m0, s^2) (merged into one ``GaussianShifts``), Laplace shifts
     Lap(a, b) vs Lap(a', b) (one ``LaplaceShift`` for each ratio abs(a - a') / b) or
@@ -594,6 +597,9 @@ def loss_of(target, steps: int = 1) -> Product:
     naming the factor."""
     if isinstance(target, PublicMixture):
         return Product([_public(target, steps)])
+    if isinstance(target, MixedOrders):
+        return OrdersLoss(loss_of(target.pair, steps), loss_of(target.pair.swap(), steps),
+                          steps)
     if isinstance(target, Pair):
         target = Composition.of(target)
     if not isinstance(target, Composition):
