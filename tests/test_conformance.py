@@ -178,9 +178,10 @@ def test_forms_share_their_reference():
                 a.reference.abs_error + b.reference.abs_error
 
 
-# proven lattice brackets of cases the transform now answers (refacct.brackets, as stored
-# in the suite before: lattice h = 2^-9 .. 2^-15, a method that shares nothing with the
-# transform's inversion of the moment generating function)
+# proven lattice brackets of cases the transform answers (refacct.brackets, as stored in
+# the suite before, or at the default width for the subsampled Laplace: lattice h = 2^-9 ..
+# 2^-15, a method that shares nothing with the transform's inversion of the moment
+# generating function)
 LATTICE = {
     "gauss-poisson-add-remove-s1-q1e-2-T100": {
         ("delta", "1/10"): ("0.0190288", "0.0190781"),
@@ -200,6 +201,18 @@ LATTICE = {
         ("epsilon", "1e-10"): ("5.08433", "5.08462"),
         ("epsilon", "1e-5"): ("1.17525", "1.17527"),
     },
+    "laplace-poisson-add-remove-b1-q1e-2-T1000": {
+        ("delta", "10"): ("4.55938e-213", "7.22864e-213"),
+        ("delta", "20"): ("0", "0"),
+        ("epsilon", "1e-30"): ("3.47261", "3.47981"),
+        ("epsilon", "1e-5"): ("1.11824", "1.12382"),
+    },
+    "laplace-poisson-add-remove-b1-q1e-2-T10000": {
+        ("delta", "1"): ("0.0989252", "0.101468"),
+        ("delta", "2"): ("0.0122589", "0.0127575"),
+        ("epsilon", "1e-10"): ("6.06052", "6.07759"),
+        ("epsilon", "1e-5"): ("4.01246", "4.02891"),
+    },
     "hetero-poisson-s1q1e-3x1000-s1_2q1e-3x100": {
         ("delta", "1/2"): ("0.000555198", "0.000555409"),
         ("delta", "1"): ("0.000127490", "0.000127516"),
@@ -211,8 +224,9 @@ LATTICE = {
 
 @pytest.mark.parametrize("name", sorted(LATTICE))
 def test_transform_references_lie_inside_the_lattice_brackets(name):
-    """The 20-digit references of the many-step Poisson cases (the transform) lie inside
-    the brackets of a lattice, and the same holds for the forms of one case."""
+    """The 20-digit references of the many-step Poisson cases (the transform: Gaussian
+    and Laplace) lie inside the brackets of a lattice, and the same holds for the forms of
+    one case."""
     names = [name] + ([f"form-{form}-gauss-poisson-s1-q1e-2-T100"
                        for form in ("count", "repeated", "list")]
                       if name.endswith("s1-q1e-2-T100") else [])

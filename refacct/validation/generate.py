@@ -239,8 +239,24 @@ def _tradeoffs() -> Iterator[Dict]:
                 note="trade-off curve of two different DP-SGD steps")
 
 
+def _transformed() -> Iterator[Dict]:
+    """Many steps the transform answers with 20 digits beyond the Gaussian families above:
+    the Poisson-subsampled Laplace mechanism, and the maximum over the 1001 orders of
+    sampling without replacement under substitution (last in the suite, so that the
+    queries of the cases before keep their rotation)."""
+    for steps in (1000, 10_000):
+        yield _case(f"laplace-poisson-add-remove-b1-q1e-2-T{steps}",
+                    {"family": "laplace", "scale": "1"}, _poisson("1e-2"), "add-remove", steps,
+                    note="Poisson-subsampled Laplace, many steps")
+    yield _case("wor-substitution-s1-b1-T1000", _gaussian("1"),
+                {"scheme": "wor", "n": 100, "batch": 1}, "substitution", 1000,
+                note="sampling without replacement, substitution, many steps: the maximum "
+                     "over the orders of the two directions (001 Sec. 7)")
+
+
 GROUPS = (_unsampled_gaussians, _deterministic, _poisson_gaussians, _laplace,
-          _randomized_response, _groups, _other_samplings, _forms, _heterogeneous)
+          _randomized_response, _groups, _other_samplings, _forms, _heterogeneous,
+          _transformed)
 TRADEOFF_QUERIES = ([{"kind": "delta", "at": "0"}]
                     + [{"kind": "beta", "at": a} for a in ("1e-3", "1e-2", "1/10", "1/2")])
 
