@@ -74,6 +74,19 @@ def test_a_far_warm_start_still_gives_the_digits_asked():
         assert balle_wang(e.lower, m) > mp.mpf("1e-6") >= balle_wang(e.upper, m)
 
 
+def test_a_coarse_answer_of_the_same_query_still_leaves_the_digits_asked():
+    """sigma 1, q 1/100, 1000 steps, eps(1e-5) at 6 digits (a time limit's first stage)
+    leaves a grid whose root starts the secant of the 20-digit query at the root itself:
+    its last two gaps were equal, the slope taken as 1e-6, and the certified points
+    3.5e-20 apart (19 digits, on every grid alike).  The 20-digit answer has its digits
+    and lies inside the lattice bracket."""
+    pair = subsampled(1, F(1, 100))
+    refacct.epsilon(pair, "1e-5", steps=1000, method="transform", digits=6)
+    found = refacct.epsilon(pair, "1e-5", steps=1000, method="transform")
+    bracket = refacct.epsilon(pair, "1e-5", steps=1000, method="bracket", width="1e-3")
+    assert found.verified_digits >= 20 and contains(bracket, found)
+
+
 def test_a_warm_start_whose_root_lies_beyond_the_sup_is_not_followed():
     """Add direction, sigma 2, q 1/10, 100 steps: the loss is at most 100 ln(10/9) = 10.54;
     delta(1) leaves a grid on which the secant for eps(1e-30) runs to 12.7, beyond it,

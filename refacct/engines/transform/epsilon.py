@@ -133,8 +133,19 @@ def _secant(nodes: Grid, delta: Fraction, eps0: Fraction, digits: int
             x0, g0, x1, g1 = x1, g1, x2, g2
             if abs(x1 - x0) <= mp.mpf(10) ** -(digits + 6) * max(x1, mp.one) or g1 == g0:
                 break
-        slope = abs((g1 - g0) / (x1 - x0)) if x1 != x0 else mp.one
-        return _fraction(x1, digits), max(slope, mp.mpf(10) ** -6)
+        return _fraction(x1, digits), _slope(nodes, delta, x1, g1, digits)
+
+
+def _slope(nodes: Grid, delta: Fraction, x: mpmath.mpf, gap: mpmath.mpf, digits: int
+           ) -> mpmath.mpf:
+    """-d ln delta / d eps at x (``gap`` there) by a difference over 10^-8 of x (steering:
+    the secant's last two points may lie closer than the enclosures resolve, their gaps
+    equal, when it starts at the root); 1 where a midpoint is not positive."""
+    step = max(x, mp.one) / 10 ** 8
+    ahead = _gap(nodes, _fraction(x + step, digits), delta)
+    if ahead is None:
+        return mp.one
+    return max(abs((ahead - gap) / step), mp.mpf(10) ** -6)
 
 
 def _certified(nodes: Grid, delta: Fraction, root: Fraction, slope: mpmath.mpf,
