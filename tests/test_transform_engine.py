@@ -155,6 +155,25 @@ def test_two_steps_overlap_nested_quadrature():
     assert found.lower <= nested.upper and nested.lower <= found.upper
 
 
+def test_three_steps_contain_the_nested_quadrature():
+    """sigma 1, q 1/10, delta(1), three steps: few steps decay as e^{-3 (s^2 / 2) ln^2(q t)}
+    in t, which the strip's bound follows (about 10^5 nodes, each t a line's sum); 20
+    proven digits against the quadrature engine's 9.28393521829e-4 (nested integrals of
+    the densities, 27 digits verified in 101 s: docs/benchmarks.md)."""
+    found = refacct.delta(subsampled(1, F(1, 10)), 1, steps=3, method="transform")
+    assert found.proven and found.verified_digits >= 20
+    with mp.workdps(30):
+        assert abs(found.value - mp.mpf("9.28393521829e-4")) <= mp.mpf("5e-16") + found.abs_error
+
+
+@pytest.mark.parametrize("steps", [4, 8])
+def test_four_and_eight_steps_lie_inside_the_lattice_bracket(steps):
+    pair = subsampled(1, F(1, 10))
+    found = refacct.delta(pair, 1, steps=steps, method="transform")
+    bracket = refacct.delta(pair, 1, steps=steps, method="bracket", width="1e-3")
+    assert found.verified_digits >= 20 and contains(bracket, found)
+
+
 def test_pairs_it_does_not_take_are_refused_by_name():
     sampled = Pair(Mixture([(F(9, 10), Laplace(0, 1)), (F(1, 10), Gaussian(1, 1))]),
                    Laplace(0, 1))

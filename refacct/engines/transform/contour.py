@@ -27,7 +27,12 @@ from flint import acb_mat
 
 from ..arb import acb, arb
 
-__all__ = ["Line"]
+__all__ = ["Line", "LINE_MAX_NODES"]
+
+# nodes on each side of 0 for a loss whose values at every t come from lines (``row``: a
+# hundred thousand values in seconds); few steps need that many, their transform decaying
+# only as e^{-T (s^2 / 2) ln^2(q t)}
+LINE_MAX_NODES = 2 ** 17
 
 
 class Line:

@@ -46,7 +46,7 @@ __all__ = ["Plan", "Enclosure", "Grid", "grid", "on_grid", "enclose", "delta_enc
            "trapezoid"]
 
 MAX_ROUNDS = 12
-MAX_NODES = 8192   # nodes on each side of 0: beyond, each node costs a second or more
+MAX_NODES = 8192   # nodes on each side of 0 where each value is its own integral (seconds each)
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def delta_enclosure(loss, eps: Fraction, digits: int,
                     plan: Optional[Plan] = None) -> Tuple[Enclosure, Grid]:
     """An enclosure of delta_T(eps) whose width is at most 10^-digits of its lower end,
     refining a plan (the steering choices of ``_first_plan``, or ``plan``) until it is;
-    after ``MAX_ROUNDS`` rounds, or when the next would pass ``MAX_NODES``, the last,
+    after ``MAX_ROUNDS`` rounds, or when the next would pass the node budget, the last,
     wider, enclosure; with the grid it lies on
     (nearby eps cost one sum on it: ``on_grid``).  The bounds hold whatever the plan."""
     plan, nodes = plan or _first_plan(loss, eps, digits), None
@@ -176,7 +176,7 @@ def _refined(nodes: Grid, found: Enclosure, digits: int, loss, eps: Fraction
     is set by the integrand's peak, far above delta when delta_T(eps) is much smaller than
     the saddle suggests; a bound far below its aim does not follow it, as the closed form
     of Gaussian shifts), else double the range; else double the precision.  None when
-    more nodes are needed than ``MAX_NODES``."""
+    more nodes are needed than the budget (``_budget``)."""
     plan = nodes.plan
     with flint.ctx.workprec(plan.prec):
         scale = max(found.total.lower(), arb(0))
@@ -188,7 +188,7 @@ def _refined(nodes: Grid, found: Enclosure, digits: int, loss, eps: Fraction
             aim = (to_arb(plan.drop) + nodes.logs[0].real).exp()
             excess = (found.truncation / budget).log() + arb(10).log()
             met = bool(aim / 2 <= nodes.decay <= 2 * aim) and excess.is_finite()
-    if (aliased or truncated and not met) and 2 * plan.n > MAX_NODES:
+    if (aliased or truncated and not met) and 2 * plan.n > _budget(loss):
         return None
     if aliased:
         return replace(plan, h=plan.h / 2, n=2 * plan.n,
@@ -300,20 +300,26 @@ def _first_plan(loss, eps: Fraction, digits: int) -> Plan:
 
 def _nodes(loss, c: Fraction, eps: Fraction, h: Fraction, level: mpmath.mpf) -> int:
     """The nodes on each side of 0 to the first power of 2 where the truncation bound falls
-    below e^level; ``OutOfReach`` when that takes more than ``MAX_NODES`` (the transform of
+    below e^level; ``OutOfReach`` when that takes more than ``_budget`` (the transform of
     a loss near a lattice, of few steps or few uses of the record, decays slowly in t: at
     one subsampled step as a power of t).  A range not evaluable at 80 bits counts as not
     reached."""
     tail = mp.mpf(1)
     while _log_truncation(loss, c, eps, tail) > level:
-        if tail > MAX_NODES * _mpf(h):
+        if tail > _budget(loss) * _mpf(h):
             raise OutOfReach(
-                f"method='transform' would need more than {MAX_NODES} nodes on each side "
+                f"method='transform' would need more than {_budget(loss)} nodes on each side "
                 f"here: the transform of this privacy loss decays too slowly (few steps, "
                 f"few that use the record, or a tail where the loss's atoms dominate); "
                 f"method='quadrature' or 'bracket' answers it")
         tail *= 2
     return int(mp.ceil(tail / _mpf(h)))
+
+
+def _budget(loss) -> int:
+    """The loss's node budget on each side of 0: its ``max_nodes`` (values from lines or
+    closed forms, cheap) or ``MAX_NODES``."""
+    return getattr(loss, "max_nodes", None) or MAX_NODES
 
 
 def _balanced(loss, eps: Fraction, c: Fraction, c2: Fraction, h: Fraction,

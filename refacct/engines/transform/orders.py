@@ -70,6 +70,11 @@ class OrdersLoss:
         finite = [x.c_max for x in (ab, ba) if x.c_max is not None]
         self.c_max = min(finite) if finite else None
 
+    @property
+    def max_nodes(self) -> Optional[int]:
+        budgets = [getattr(x, "max_nodes", None) for x in (self.ab, self.ba)]
+        return None if None in budgets else min(budgets)
+
     def log_mgf(self, z: "acb") -> "acb":
         return acb(larger(self.ab.log_mgf(z).real, self.ba.log_mgf(z).real))
 

@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from ..arb import acb, arb, to_arb
+from .contour import LINE_MAX_NODES
 from .scan import steps_decay
 
 __all__ = ["PublicMixtureLoss"]
@@ -28,6 +29,7 @@ class PublicMixtureLoss:
     ``lipschitz``, ``far``, ``sup`` and ``rate``."""
 
     c_max = None  # each part's M(c) is finite for every c
+    max_nodes = LINE_MAX_NODES   # the parts' lines
 
     def __init__(self, parts: Sequence[Tuple[Fraction, object]], steps: int) -> None:
         self.parts, self.steps = tuple(parts), steps
