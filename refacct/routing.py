@@ -39,6 +39,13 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   T 10^6, eps(1e-5) and delta(1/2) take 7 and 8 s, at q 1e-4, T 10^5 delta(1/10) and
   delta(1/2) 1.5 and 2.3 s, where the bracket gives 2 digits in 3 to 40 s); else a
   proven bracket;
+* three compositions of subsampled Gaussians (pairs, not public mixtures), the record
+  used in at least ``THREE_STEPS_MIN_USES`` = 1/100 step in expectation, take the
+  transform before the quadrature, which is their fallback (its decay bound for few steps,
+  ``engines.transform.mgf.SubsampledGaussian.strip``: sigma 1, q 1/10, delta(1) to 25
+  proven digits in 3 s where the nested quadrature took 101 s; at 0.003 uses, or sampling
+  without replacement under add, it is out of reach, found in about a second; public
+  mixtures reach 4 digits there);
 * self-compositions of a Laplace shift take the transform below ``LAPLACE_MAX_STEPS`` too
   once 50 steps leave the atoms (e0 = 1: 200 steps; milliseconds where the T-fold law's
   closed form takes seconds to minutes);
@@ -93,6 +100,7 @@ from .transform import TRANSFORM
 __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX_STEPS",
            "EXACT_MAX_STEPS",
            "MAX_MIXED_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_STEPS", "TRANSFORM_MIN_RATE",
+           "THREE_STEPS_MIN_USES",
            "LAPLACE_MIN_OFF_ATOMS", "ENGINES",
            "SHUFFLED_ENGINES", "Route", "compositions", "self_composition", "route_pair",
            "route_entry"]
@@ -107,6 +115,7 @@ TRANSFORM_MIN_USES = 1
 TRANSFORM_MIN_STEPS = 100
 LAPLACE_MIN_OFF_ATOMS = 50
 TRANSFORM_MIN_RATE = Fraction(1, 10 ** 5)
+THREE_STEPS_MIN_USES = Fraction(1, 100)
 STANDARD = "standard engines"
 SHUFFLED = "002's lower bounds"
 
@@ -222,11 +231,32 @@ def _transformed(x, times: int = 1) -> bool:
     return True
 
 
+def _within(x, total: int, times: int = 1) -> bool:
+    """Does the transform take ``x`` composed ``times`` times (``total`` compositions) in
+    the standard engines' range: Laplace shifts it takes (``_transformed``), or three
+    compositions of pairs whose record is used in at least ``THREE_STEPS_MIN_USES`` steps
+    in expectation?"""
+    pairs = _pair_factors(x)
+    if _laplace(pairs):
+        return _transformed(x, times)
+    if pairs is None or total != QUADRATURE_MAX_STEPS:
+        return False
+    for pair in _terms(x):
+        try:
+            loss = loss_of(pair)
+        except InputError:
+            return False
+        if loss.off_atoms() or times * loss.uses() < THREE_STEPS_MIN_USES:
+            return False
+    return True
+
+
 def _by_transform(x, total: int, continuous: bool, fallback: Optional[Route],
                   steps: int = 1) -> Route:
     if total <= _limit(x, continuous):
-        why = (f"Laplace shifts, >= {LAPLACE_MIN_OFF_ATOMS} steps off the loss's atoms in "
-               f"expectation: the transform (the closed form of the {total}-fold law is slower)")
+        why = (f"{total} compositions, Laplace shifts >= {LAPLACE_MIN_OFF_ATOMS} steps off the "
+               f"loss's atoms or three steps that use the record >= {THREE_STEPS_MIN_USES} "
+               f"times in expectation: the transform (the standard engines are slower here)")
     else:
         why = (f"{_why(x, total, continuous, False)}; the record used in >= "
                f"{TRANSFORM_MIN_USES} steps in expectation in >= {TRANSFORM_MIN_STEPS} "
@@ -262,7 +292,7 @@ def route_pair(x, force: bool = False) -> Route:
     beyond = count > _limit(x, continuous)
     bracket = Route(x, 1, BRACKET, _why(x, count, continuous, force)) \
         if count <= MAX_STEPS else None
-    if not force and (beyond or _laplace(_pair_factors(x))) and _transformed(x):
+    if not force and (beyond and _transformed(x) or _within(x, count)):
         return _by_transform(x, count, continuous,
                              bracket if beyond else Route(x, 1, QUADRATURE, STANDARD))
     if force or beyond:
@@ -294,7 +324,7 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
         beyond = count * T > _limit(one, continuous)
         bracket = Route(one, T, BRACKET, _why(one, count * T, continuous, force)) \
             if count * T <= MAX_STEPS else None
-        if not force and (beyond or _laplace(_pair_factors(one))) and _transformed(one, T):
+        if not force and (beyond and _transformed(one, T) or _within(one, count * T, T)):
             if _pair_factors(one) is None:   # public mixtures: the 1-step entry and T
                 return _by_transform(one, count * T, continuous, bracket, T)
             return _by_transform(make(T), count * T, continuous,

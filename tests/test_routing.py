@@ -63,6 +63,23 @@ def test_many_uses_go_to_the_transform(make, below):
     assert routing.route_entry(make, at, force=True).bracket
 
 
+def test_three_steps_take_the_transform_before_the_quadrature():
+    """Three steps at q = 1/10 (0.3 uses): the transform, the quadrature its fallback; at
+    q = 1e-3 (0.003 uses, out of the transform's reach) the quadrature; the pair composed
+    three times alike; a public mixture (truncated Poisson) stays with the quadrature."""
+    make = maker("gaussian", "poisson", sigma=1, q="1/10")
+    route = routing.route_entry(make, 3)
+    assert route.engine is TRANSFORM and route.target == make(3)
+    assert route.fallback.engine is routing.QUADRATURE
+    assert routing.route_entry(POISSON, 3).engine is routing.QUADRATURE
+    pair = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
+    assert routing.route_pair(pair ** 3).engine is TRANSFORM
+    assert routing.route_pair(pair ** 2).engine is routing.QUADRATURE
+    public = maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20",
+                   max_batch=6)
+    assert routing.route_entry(public, 3).engine is routing.QUADRATURE
+
+
 def test_small_sampling_rates_stay_with_the_brackets():
     """q = 1e-5 is the smallest rate the transform gets: at T = 10^6 (the record used 10
     times in expectation) it takes q = 1e-5; q = 1e-6 at T = 10^6 (1 use) is left to the

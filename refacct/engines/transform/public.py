@@ -7,9 +7,10 @@ compose as M^T: the T-fold mixture's multinomial sum over counts (about T^{m - 1
 for m pairs) is never built.  This covers truncated Poisson sampling (004 Sec. 3.4: the
 release r in {1, 2}), whose pairs are Poisson-subsampled Gaussians.
 
-Decay: |M(c + is)| <= sum_r w_r |M_r(c + is)|, so |dM/ds| <= sum_r w_r K_r and |M(c + is)|
-<= sum_r w_r F_r(s) with each pair's Lipschitz and far bounds (``mgf.SubsampledGaussian``),
-and the scan (``scan.steps_decay``) runs on the weighted sums.
+Decay: |M(c + is)| <= sum_r w_r |M_r(c + is)|, so the pairs' strip bounds sum, and |dM/ds|
+<= sum_r w_r K_r and |M(c + is)| <= sum_r w_r F_r(s) with each pair's Lipschitz and far
+bounds (``mgf.SubsampledGaussian``), on whose weighted sums the scan (``scan.steps_decay``)
+runs.
 """
 from __future__ import annotations
 
@@ -54,8 +55,10 @@ class PublicMixtureLoss:
         return [self.steps * m.log() for m in self.one_step_row(c, h, first, stop)]
 
     def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
-        """The scan on the weighted sums of the pairs' bounds (module docstring)."""
-        return steps_decay(self, c, t, drop)
+        """The weighted sum of the pairs' strip bounds (``mgf.SubsampledGaussian.strip``),
+        or the scan on the weighted sums of their bounds (module docstring)."""
+        return steps_decay(self, c, t, drop, lambda: sum(
+            (to_arb(w) * part.strip(c, t) for w, part in self.parts), arb(0)))
 
     def lipschitz(self, c: "arb") -> "arb":
         return sum((to_arb(w) * part.lipschitz(c) for w, part in self.parts), arb(0))
