@@ -71,6 +71,7 @@ def test_three_steps_take_the_transform_before_the_quadrature():
     route = routing.route_entry(make, 3)
     assert route.engine is TRANSFORM and route.target == make(3)
     assert route.fallback.engine is routing.QUADRATURE
+    assert api._for_kind(route, "alpha").engine is routing.QUADRATURE   # H_alpha: no transform
     assert routing.route_entry(POISSON, 3).engine is routing.QUADRATURE
     pair = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
     assert routing.route_pair(pair ** 3).engine is TRANSFORM
