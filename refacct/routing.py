@@ -29,26 +29,37 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   power T, is then about e^-50), the record (or group) is used in at least
   ``TRANSFORM_MIN_USES`` = 1 step in expectation (sum_i T_i q_i, a group of g counting
   1 - (1 - q)^g for q, ``engines.transform.mgf.Product.uses``: with fewer uses the loss is
-  nearly a lattice of few active steps and its transform decays too slowly in t; at sigma
-  1/2, q 1e-3, T 100, 0.1 uses, the transform finds its queries out of reach in 1 to 7 s,
-  where at 1 to 3.5 uses the conformance suite's cases take 0.1 to 22 s for 20 digits),
-  in at least ``TRANSFORM_MIN_STEPS`` = 100 compositions (at 10 steps one use still
-  leaves the transform slow: sigma 2, q 1/10, delta(1/10) took 3 minutes)
-  and every sampling rate is at least ``TRANSFORM_MIN_RATE`` = 10^-5
+  nearly a lattice of few active steps, and only the decay bound for few steps below
+  reaches it, which losses with atoms and public mixtures lack), in at least
+  ``TRANSFORM_MIN_STEPS`` = 100 compositions, and every sampling rate is at least
+  ``TRANSFORM_MIN_RATE`` = 10^-5
   (``Product.least_rate``: the decay bound's scan runs to t ~ 1 / q; at sigma 1, q 1e-5,
   T 10^6, eps(1e-5) and delta(1/2) take 7 and 8 s, at q 1e-4, T 10^5 delta(1/10) and
   delta(1/2) 1.5 and 2.3 s, where the bracket gives 2 digits in 3 to 40 s); else a
   proven bracket;
-* three compositions of subsampled Gaussians (pairs, not public mixtures), the record
-  used in at least ``THREE_STEPS_MIN_USES`` = 1/100 step in expectation, take the
-  transform before the quadrature, which is their fallback (its decay bound for few steps,
+* from three compositions on, subsampled Gaussians (pairs, not public mixtures, and no
+  Laplace factor with atoms in its loss), the record used in at least
+  ``FEW_STEPS_MIN_USES`` = 1/100 step in expectation at rates of at least
+  ``TRANSFORM_MIN_RATE``, and below one use a spread sum_i T_i e^{-1/sigma_i^2} of at
+  least ``FEW_STEPS_MIN_SPREAD`` = 1 (``engines.transform.mgf.SubsampledGaussian.spread``:
+  the steps that do not use the record make a near-atom, narrower at small sigma), take the
+  transform whatever their count; its fallback is the quadrature at three compositions,
+  the bracket beyond (its decay bound for few steps,
   ``engines.transform.mgf.SubsampledGaussian.strip``: sigma 1, q 1/10, delta(1) to 25
-  proven digits in 3 s where the nested quadrature took 101 s; at 0.003 uses, or sampling
-  without replacement under add, it is out of reach, found in about a second; public
-  mixtures reach 4 digits there);
+  proven digits in 3 s where the nested quadrature took 101 s).  Measured on sigma 1/2,
+  1, 2, q 1/10 to 1e-4, 4 to 5000 steps, delta(1) and eps(1e-5) in both directions: from
+  1/100 use and spread 1, 20 to 29 digits in 0.4 to 31 s, except eps(1e-5) at sigma 1,
+  q 1/100, 4 steps (spread 1.5) and eps(1e-100) at sigma 1/2, q 1e-3, 100 steps (spread
+  1.8), out of reach in 1 to 2 s (then the bracket), and delta(1) at sigma 2, q 1e-4,
+  1000 steps, a tail of 1e-63 bounded without a digit in 15 s; below spread 1 (sigma
+  1/2 up to 16 steps: spread 0.29) out of reach unless the record is used once (sigma
+  1/2, q 1/10, 16 steps; WOR substitution, sigma 1 (1/2 on its lattice), batch 1 of 10,
+  20 and 50 steps: 25 digits in 9 and 4 s, where 5 steps are out of reach), and public
+  mixtures reach 4 digits at three steps;
 * self-compositions of a Laplace shift take the transform below ``LAPLACE_MAX_STEPS`` too
   once 50 steps leave the atoms (e0 = 1: 200 steps; milliseconds where the T-fold law's
   closed form takes seconds to minutes);
+* sampling without replacement under substitution (below) by the same two rules;
 * a query the transform finds out of its reach (``errors.OutOfReach``: a tail where the
   loss's atoms dominate, so its decay bound cannot reach the tolerance within
   ``MAX_NODES`` nodes) goes to the route's fallback: the standard engines within their
@@ -69,7 +80,7 @@ depend on the steps, read off its 1-step and 2-step entries:
 * *independent of the steps* (deterministic batching, 002: the curve is the same for every
   T): the T-step entry, routed by its one-step terms;
 * *mixed* (WOR substitution, 001 Sec. 7: T + 1 terms mixing the two orders): the
-  transform where it takes both orders composed T times (the same conditions as above),
+  transform where it takes both orders composed T times (either rule above),
   given their ``MixedOrders`` and T (it maximises over the orders on one grid,
   ``engines.transform.orders``: the T + 1 terms are never built); else the T-step entry
   itself, bracketed only up to ``MAX_MIXED_STEPS`` steps (one bracket per term);
@@ -100,7 +111,7 @@ from .transform import TRANSFORM
 __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX_STEPS",
            "EXACT_MAX_STEPS",
            "MAX_MIXED_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_STEPS", "TRANSFORM_MIN_RATE",
-           "THREE_STEPS_MIN_USES",
+           "FEW_STEPS_MIN_USES", "FEW_STEPS_MIN_SPREAD",
            "LAPLACE_MIN_OFF_ATOMS", "ENGINES",
            "SHUFFLED_ENGINES", "Route", "compositions", "self_composition", "route_pair",
            "route_entry"]
@@ -115,7 +126,8 @@ TRANSFORM_MIN_USES = 1
 TRANSFORM_MIN_STEPS = 100
 LAPLACE_MIN_OFF_ATOMS = 50
 TRANSFORM_MIN_RATE = Fraction(1, 10 ** 5)
-THREE_STEPS_MIN_USES = Fraction(1, 100)
+FEW_STEPS_MIN_USES = Fraction(1, 100)
+FEW_STEPS_MIN_SPREAD = 1
 STANDARD = "standard engines"
 SHUFFLED = "002's lower bounds"
 
@@ -232,21 +244,27 @@ def _transformed(x, times: int = 1) -> bool:
 
 
 def _within(x, total: int, times: int = 1) -> bool:
-    """Does the transform take ``x`` composed ``times`` times (``total`` compositions) in
-    the standard engines' range: Laplace shifts it takes (``_transformed``), or three
-    compositions of pairs whose record is used in at least ``THREE_STEPS_MIN_USES`` steps
-    in expectation?"""
+    """Does the transform take ``x`` composed ``times`` times (``total`` compositions)
+    where the many-step rule (``_transformed``) may not: Laplace shifts it takes, or from
+    ``QUADRATURE_MAX_STEPS`` compositions on, pairs (not public mixtures) without atoms in
+    their loss whose record is used in at least ``FEW_STEPS_MIN_USES`` steps in
+    expectation, with a spread (``Product.spread``) of at least ``FEW_STEPS_MIN_SPREAD``
+    below ``TRANSFORM_MIN_USES`` uses, at sampling rates of at least
+    ``TRANSFORM_MIN_RATE``?"""
     pairs = _pair_factors(x)
     if _laplace(pairs):
         return _transformed(x, times)
-    if pairs is None or total != QUADRATURE_MAX_STEPS:
+    if pairs is None or total < QUADRATURE_MAX_STEPS:
         return False
     for pair in _terms(x):
         try:
             loss = loss_of(pair)
         except InputError:
             return False
-        if loss.off_atoms() or times * loss.uses() < THREE_STEPS_MIN_USES:
+        uses = times * loss.uses()
+        if loss.off_atoms() or uses < FEW_STEPS_MIN_USES or loss.least_rate() < \
+                TRANSFORM_MIN_RATE or uses < TRANSFORM_MIN_USES and \
+                times * loss.spread() < FEW_STEPS_MIN_SPREAD:
             return False
     return True
 
@@ -255,8 +273,12 @@ def _by_transform(x, total: int, continuous: bool, fallback: Optional[Route],
                   steps: int = 1) -> Route:
     if total <= _limit(x, continuous):
         why = (f"{total} compositions, Laplace shifts >= {LAPLACE_MIN_OFF_ATOMS} steps off the "
-               f"loss's atoms or three steps that use the record >= {THREE_STEPS_MIN_USES} "
+               f"loss's atoms or three steps that use the record >= {FEW_STEPS_MIN_USES} "
                f"times in expectation: the transform (the standard engines are slower here)")
+    elif not _transformed(x, steps):
+        why = (f"{_why(x, total, continuous, False)}; the record used in >= "
+               f"{FEW_STEPS_MIN_USES} steps in expectation, sampling rates >= "
+               f"{TRANSFORM_MIN_RATE}: the transform")
     else:
         why = (f"{_why(x, total, continuous, False)}; the record used in >= "
                f"{TRANSFORM_MIN_USES} steps in expectation in >= {TRANSFORM_MIN_STEPS} "
@@ -338,7 +360,7 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
     if not force and T <= _limit(one, continuous):
         return Route(make(T), 1, QUADRATURE, STANDARD)
     orders = MixedOrders.of(one, two)
-    if not force and orders is not None and _transformed(one, T):
+    if not force and orders is not None and (_transformed(one, T) or _within(one, T, T)):
         bracket = Route(make(T), 1, BRACKET, _why(one, T, continuous, force)) \
             if T <= MAX_MIXED_STEPS else None
         return replace(_by_transform(one, T, continuous, bracket, T), target=orders)
@@ -347,6 +369,6 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
                          f"{T + 1} terms mixing the orders of the steps, not a {T}-fold "
                          f"composition: proven brackets take it up to {MAX_MIXED_STEPS} "
                          f"steps, the standard engines up to {_limit(one, continuous)}, the "
-                         f"transform from {TRANSFORM_MIN_STEPS} steps that use the record "
-                         f"at least {TRANSFORM_MIN_USES} time(s) in expectation")
+                         f"transform where the record is used at least "
+                         f"{FEW_STEPS_MIN_USES} times in expectation")
     return Route(make(T), 1, BRACKET, _why(one, T, continuous, force))

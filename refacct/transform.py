@@ -101,11 +101,21 @@ def _epsilon(loss, delta: Fraction, digits: int, hint: Optional[Grid]):
         return EpsilonResult(mp.zero, mp.zero, NAME + "; delta >= 1)", digits, delta,
                              enclosure=(mp.zero, mp.zero), proven=True), hint
     lo, hi, hint = epsilon_bracket(loss, delta, digits, hint)
-    ends = dyadic_mpf(lo), dyadic_mpf(hi)
+    ends = dyadic_mpf(lo), _at_most_sup(loss, dyadic_mpf(hi))
     value, radius = midpoint_radius(*ends)
     return EpsilonResult(value, radius, _how(hint) + "; eps bracketed by enclosures of "
                          "delta on either side", digits, delta, enclosure=ends,
                          proven=True), hint
+
+
+def _at_most_sup(loss, hi):
+    """min(hi, sup of the loss): delta_T(sup) = 0, so eps_T(delta) <= sup for delta > 0 (a
+    tail's bracket can end beyond it)."""
+    top = loss.sup()
+    if top is None:
+        return hi
+    with flint.ctx.workprec(128):
+        return min(hi, arb_ends(top)[1])
 
 
 class Transform(Engine):

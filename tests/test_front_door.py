@@ -60,14 +60,22 @@ def test_bracket_and_quadrature_agree():
     assert quad.verified_digits >= 20
 
 
-def test_auto_takes_the_bracket_beyond_the_quadrature_limit():
-    """auto routes the subsampled Gaussian at k = 4 (> 3 continuous compositions) to a proven
-    bracket.  One more step can only raise H (dropping a factor is post-processing), so the
-    bracket's upper end lies above the 20-digit quadrature value at k = 2."""
+def test_auto_takes_the_transform_or_the_bracket_beyond_the_quadrature_limit():
+    """auto routes the subsampled Gaussian at k = 4 (> 3 continuous compositions, 0.4 uses of
+    the record) to the transform, whose 20 digits lie inside the proven bracket of k = 4
+    (a lattice: the methods share nothing); at q = 1/1000 (0.004 uses) to the bracket.  One
+    more step can only raise H (dropping a factor is post-processing), so each lies above
+    the 20-digit quadrature value at k = 2."""
+    for q, engine in (("1/10", "transform"), ("1/1000", "proven-bracket")):
+        pair = Pair(Mixture([(str(1 - Fraction(q)), Gaussian(0, 1)), (q, Gaussian(1, 1))]),
+                    Gaussian(0, 1))
+        r = refacct.delta(pair, 1, steps=4)
+        assert r.proven and r.engine == engine
+        assert refacct.delta(pair, 1, steps=2).upper <= r.upper
     pair = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
     r = refacct.delta(pair, 1, steps=4)
-    assert r.proven and "bracket" in r.method
-    assert refacct.delta(pair, 1, steps=2).upper <= r.upper
+    bracket = refacct.delta(pair, 1, steps=4, method="bracket")
+    assert r.verified_digits >= 20 and bracket.lower <= r.lower <= r.upper <= bracket.upper
 
 
 def test_certified_on_a_pair_and_on_an_entry():
@@ -136,12 +144,12 @@ def test_steps_on_an_entry_from_any_builder_is_its_own_steps(make, discrete):
 
 
 def test_many_steps_of_a_poisson_entry_route_its_one_step_entry_to_the_brackets():
-    """The DP-SGD query of the module docstring, on an entry from ``poisson_subsampled``:
-    T = 1000 steps at q = 1/10^4 (the record drawn 0.1 times in expectation, too few for the
-    transform) go to a proven bracket of the 1-step entry (not built T times)."""
-    one = poisson_subsampled(gaussian(1), "1/10000")
-    route = refacct.api.route(one, 1000)
-    assert route.bracket and route.steps == 1000 and route.target.terms == one.terms
+    """A DP-SGD query on an entry from ``poisson_subsampled``: T = 500 steps at q = 1/10^5
+    (the record drawn 0.005 times in expectation, too few for the transform) go to a
+    proven bracket of the 1-step entry (not built T times)."""
+    one = poisson_subsampled(gaussian(1), "1/100000")
+    route = refacct.api.route(one, 500)
+    assert route.bracket and route.steps == 500 and route.target.terms == one.terms
 
 
 def test_each_result_names_the_engine_that_computed_it():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from refacct import Discrete, Gaussian, Mixture, Pair, api, mechanisms, routing
+from refacct.mechanisms.relations import MixedOrders
 from refacct.transform import TRANSFORM
 
 
@@ -29,8 +30,8 @@ def test_the_documented_limits():
 @pytest.mark.parametrize("make, standard, bracketed", [
     (POISSON, 3, 4),                       # continuous: quadrature up to 3 steps
     (maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20", max_batch=6), 3, 99),
-    (maker("gaussian", "poisson", sigma=1, q="1/10", group=2), 3, 4),
-    (maker("gaussian", "wor", relation="add", sigma=1, n=10, batch=1), 3, 99),
+    (maker("gaussian", "poisson", sigma=1, q="1/1000", group=2), 3, 4),   # 0.008 uses
+    (maker("gaussian", "wor", relation="add", sigma=1, n=10 ** 4, batch=1), 3, 99),
 ])
 def test_self_compositions_bracket_the_one_step_entry(make, standard, bracketed):
     """Beyond the limit the brackets get the 1-step entry and T (the T-step entry is never
@@ -44,22 +45,42 @@ def test_self_compositions_bracket_the_one_step_entry(make, standard, bracketed)
 
 @pytest.mark.parametrize("make, below", [
     (POISSON, 999),                                               # T q = 1 at 1000
-    (maker("gaussian", "poisson", sigma=2, q="1/10", relation="zero-out"), 99),  # 100 steps
-    (maker("gaussian", "wor", relation="remove", sigma=1, n=10, batch=1), 99),
-    (maker("gaussian", "poisson", sigma=1, q="1/10", group=2), 99),
-    (maker("gaussian", "poisson", sigma=1, q="1/10", relation="substitution"), 99),
     (maker("gaussian", "poisson", sigma=1, q="1/1000", group=2), 500),  # 1 - (1 - q)^2
 ])
 def test_many_uses_go_to_the_transform(make, below):
-    """A self-composition the transform takes, of at least 100 steps whose record (or
-    group) is used in at least one step in expectation (T q = 1 from T = 1 / q on; a group
-    of 2 is used with chance 1 - (1 - q)^2 = 1999 / 10^6 at q = 1/1000, once in 501
-    steps), gets the transform on the T-step entry; one step fewer, the bracket."""
+    """From 100 steps whose record (or group) is used in at least one step in expectation
+    (T q = 1 from T = 1 / q on; a group of 2 is used with chance 1 - (1 - q)^2 = 1999 /
+    10^6 at q = 1/1000, once in 501 steps) the many-step rule gives the transform; one
+    step fewer the few-step rule (>= 1/100 use) does; the bracket is the fallback."""
     at = below + 1
     route = routing.route_entry(make, at)
     assert route.engine is TRANSFORM and route.steps == 1 and route.target == make(at)
+    assert route.fallback.bracket
     assert "the record used in >= 1 steps in expectation in >= 100 steps" in route.reason
-    assert routing.route_entry(make, below).bracket
+    fewer = routing.route_entry(make, below)
+    assert fewer.engine is TRANSFORM and "in >= 100 steps" not in fewer.reason
+    assert routing.route_entry(make, at, force=True).bracket
+
+
+@pytest.mark.parametrize("make, at, fewer", [
+    (maker("gaussian", "poisson", sigma=2, q="1/10", relation="zero-out"), 4, None),
+    (maker("gaussian", "wor", relation="remove", sigma=1, n=10, batch=1), 99, None),
+    (maker("gaussian", "poisson", sigma=1, q="1/10", group=2), 4, None),
+    (maker("gaussian", "poisson", sigma=1, q="1/10", relation="substitution"), 50, None),
+    (POISSON, 10, 9),                                       # T q = 1/100 at 10
+    (maker("gaussian", "poisson", sigma=1, q="1/1000", group=2), 6, 5),  # 1 - (1 - q)^2
+])
+def test_few_uses_go_to_the_transform(make, at, fewer):
+    """From four steps on, a subsampled Gaussian whose record (or group) is used in at
+    least 1/100 step in expectation (a group of 2 with chance 1 - (1 - q)^2 = 1999 / 10^6
+    at q = 1/1000: 5 steps use it 0.009995 times, 6 steps 0.011994) gets the transform on
+    the T-step entry, the bracket its fallback; fewer uses, the bracket."""
+    route = routing.route_entry(make, at)
+    assert route.engine is TRANSFORM and route.steps == 1 and route.target == make(at)
+    assert route.fallback.bracket and route.fallback.target == make(1)
+    assert "the record used in >= 1/100 steps in expectation" in route.reason
+    if fewer is not None:
+        assert routing.route_entry(make, fewer).bracket
     assert routing.route_entry(make, at, force=True).bracket
 
 
@@ -148,13 +169,20 @@ def test_shuffling_is_never_bracketed():
 
 
 def test_mixed_terms_are_bracketed_as_they_are_or_refused():
-    """WOR substitution (001 Sec. 7): T + 1 terms mixing the orders, each bracketed."""
+    """WOR substitution (001 Sec. 7): T + 1 terms mixing the orders, each bracketed up to 7
+    steps; from one use in expectation (10 steps of batch 1 of 10) the transform's maximum
+    over the orders, without a fallback beyond 7 steps; refused where neither takes them
+    (batch 1 of 10^4: 0.005 uses at 50 steps)."""
     make = maker("gaussian", "wor", relation="substitution", sigma=1, n=10, batch=1)
     assert not routing.route_entry(make, 3).bracket
-    route = routing.route_entry(make, 5)
+    route = routing.route_entry(make, 5)     # 0.5 uses, spread 5 e^-4: out of reach
     assert route.bracket and route.steps == 1 and len(route.target.terms) == 6
+    route = routing.route_entry(make, 10)
+    assert route.engine is TRANSFORM and isinstance(route.target, MixedOrders)
+    assert route.fallback is None
+    rare = maker("gaussian", "wor", relation="substitution", sigma=1, n=10 ** 4, batch=1)
     with pytest.raises(ValueError, match="51 terms mixing the orders"):
-        routing.route_entry(make, 50)
+        routing.route_entry(rare, 50)
 
 
 def test_more_than_max_steps_is_refused():
@@ -177,11 +205,13 @@ def test_pairs_are_routed_by_their_factor_count():
     assert not routing.route_pair(gauss).bracket
     poisson = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
     assert not routing.route_pair(poisson ** 2 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
-    assert routing.route_pair(poisson ** 3 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
-    # at least 100 compositions (a subsampled factor), the unsampled ones counted
-    assert routing.route_pair(poisson ** 98 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
-    assert routing.route_pair(poisson ** 99 * Pair(Gaussian(0, 2), Gaussian(1, 2))).engine \
-        is TRANSFORM
+    # beyond three compositions, the unsampled ones counted: the transform where the
+    # record is used >= 1/100 times (0.3 here), the bracket its fallback
+    route = routing.route_pair(poisson ** 3 * Pair(Gaussian(0, 2), Gaussian(1, 2)))
+    assert route.engine is TRANSFORM and route.fallback.bracket
+    rare = Pair(Mixture([("999/1000", Gaussian(0, 1)), ("1/1000", Gaussian(1, 1))]),
+                Gaussian(0, 1))
+    assert routing.route_pair(rare ** 3 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
     # Gaussian shifts alone: one shift in closed form, whatever the count
     assert not routing.route_pair(gauss ** 3 * Pair(Gaussian(0, 2), Gaussian(1, 2))).bracket
     assert not routing.route_pair(TERNARY ** 10 ** 4).bracket

@@ -99,6 +99,29 @@ def test_a_warm_start_whose_root_lies_beyond_the_sup_is_not_followed():
     assert found.verified_digits >= 20 and contains(bracket, found)
 
 
+def test_a_tail_grid_does_not_steer_the_next_search():
+    """Add direction, sigma 2, q 1/10, 10 steps: delta(1) lies in the tail below the sup
+    10 ln(10/9) = 1.054 and leaves a grid of 2 10^5 nodes at Re z = 200 that decides
+    eps(1e-10) only as [0, 3]; its root had placed the next grids too (36 s, and [0, 3]
+    came back).  A warm start's root steers only when its bracket has 3 digits: the
+    answer has the 6 digits asked and lies inside the lattice bracket."""
+    add = subsampled(2, F(1, 10)).swap()
+    refacct.delta(add, 1, steps=10, method="transform", digits=6)
+    found = refacct.epsilon(add, "1e-10", steps=10, method="transform", digits=6)
+    bracket = refacct.epsilon(add, "1e-10", steps=10, method="bracket", width="1e-3")
+    assert found.verified_digits >= 6 and contains(bracket, found)
+
+
+def test_eps_lies_below_the_sup_of_a_bounded_loss():
+    """eps(delta) <= sup of the loss for every delta > 0 (delta is 0 there): add direction,
+    sigma 2, q 1/10, 10 steps, eps(1e-100), a tail whose bracket had ended at 7.35, lies
+    below 10 ln(10/9) (closed form), up to the enclosure of the sup (1e-12 here)."""
+    add = subsampled(2, F(1, 10)).swap()
+    e = refacct.epsilon(add, "1e-100", steps=10, method="transform", digits=6)
+    with mp.workdps(60):
+        assert e.upper - 10 * mp.log(mp.mpf(10) / 9) < mp.mpf("1e-12")
+
+
 def test_a_noise_schedule_of_shifts_is_one_shift():
     """300 steps at sigma 10, 100 at sigma 5: m^2 = 3 + 4 = 7."""
     schedule = Pair(Gaussian(1, 10), Gaussian(0, 10)) ** 300 * \

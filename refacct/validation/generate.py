@@ -17,8 +17,9 @@ relation, and every composition form (``cases.FORMS``: the peer's self-compositi
 argument, one call per step, a list of events, heterogeneous sequences).  Unsampled
 mechanisms are scaled with the number of steps (sigma times about sqrt(T)), so that their
 curves stay away from 0 and 1.  Each case asks two delta(eps) and two eps(delta) queries,
-rotating through the eps and delta grids.  Few steps get 20 verified digits (exact or
-quadrature); many steps get proven brackets (marked slow: 10 s to minutes each).  The
+rotating through the eps and delta grids.  Cases whose route (``refacct.routing``) is an
+exact sum, the quadrature or the transform get 20 verified digits; those the route gives a
+proven bracket get 6 (marked slow: 10 s to minutes each).  The
 ``tradeoff-`` cases ask the attack advantage delta(0) and the trade-off curve beta(alpha)
 at alpha = 1e-3, 1e-2, 1/10, 1/2 (``TRADEOFF_QUERIES``), for the f-DP accountants; three
 Gaussian ones also ask calibrations: the smallest sigma whose advantage is at most a target,
@@ -128,7 +129,7 @@ def _poisson_gaussians() -> Iterator[Dict]:
         for sigma, q in pairs:
             yield _case(f"gauss-poisson-add-remove-s{sigma}-q{q}-T{steps}", _gaussian(sigma),
                         _poisson(q), "add-remove", steps,
-                        note="Poisson-subsampled Gaussian, many steps: a proven bracket")
+                        note="Poisson-subsampled Gaussian, many steps")
 
 
 def _laplace() -> Iterator[Dict]:

@@ -31,6 +31,7 @@ __all__ = ["epsilon_bracket"]
 ROUNDS = 3        # grids placed: the saddle's guess, then at the root found on the last
 SECANT_STEPS = 40
 WIDENINGS = 12    # the certifying points move out by 4x each time
+STEER_DIGITS = 3  # a warm start's bracket this narrow steers the next grid
 
 
 def epsilon_bracket(loss, delta: Fraction, digits: int, hint: Optional[Grid] = None
@@ -40,14 +41,15 @@ def epsilon_bracket(loss, delta: Fraction, digits: int, hint: Optional[Grid] = N
     root found on the last; after ``ROUNDS`` grids the narrowest bracket decided (its
     width shows in the result's digits), ArithmeticError if none was.  ``hint``: a grid
     of the same loss tried first (a warm start)."""
-    best = None
+    best, found = None, None
     if hint is not None:
         found, root = _attempt(hint, delta, hint.plan.eps, digits)
         best = _narrower(best, found, hint)
         if _narrow(found, digits):
             return found[0], found[1], hint
-    # a root the hint decided, if too coarsely, places the grid better than the saddle
-    eps0 = root if best is not None and _below_sup(loss, root) else \
+    # a root the hint decided to STEER_DIGITS places the grid better than the saddle; a
+    # hint placed far away (a tail's grid) decides only a wide bracket, its root anywhere
+    eps0 = root if _narrow(found, STEER_DIGITS) and _below_sup(loss, root) else \
         _saddle_epsilon(loss, delta)
     for _ in range(ROUNDS):
         _, nodes = delta_enclosure(loss, eps0, digits + 4)
