@@ -25,6 +25,9 @@ Quadrature in y, per level:
 * where ln beta' crosses the centre of a narrow bend of the inner H (``inner_features``:
   a mixture against a mixture puts its bulk on a loss interval ~ 0.03 wide), graded cuts
   down to the bend's width seen from y (``_feature_cuts``);
+* a breakpoint within a feature width of a singular point beyond it (a corner of the
+  inner loss just before its smooth maximum) gets graded cuts away from that point
+  (``_graded_away``), so that no piece ends much closer to a singularity than it is wide;
 * pieces of two feature widths (cut at the breakpoints) are integrated with Gauss-Legendre,
   the node count set by the digits the piece needs relative to the peak (pieces 10^-d below
   the peak need d digits fewer, and so do the inner values computed for them); rule 1 uses
@@ -272,9 +275,10 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, span, rule: 
     # lattice cuts closer than h to a singular point are dropped, so the pieces next to
     # one stay analytic on a neighbourhood of their own width
     graded = _feature_cuts(one, lambda y: _score(one, y), beta, features, h, rule, singular)
-    cuts = sorted({lo, hi} | {b for b in breaks if lo < b < hi}
-                  | {y for y in set(lattice[rule * PIECE // 2::PIECE]) | graded
-                     if lo < y < hi and all(abs(y - x) >= h for x in singular)})
+    cuts = {lo, hi} | {b for b in breaks if lo < b < hi} \
+        | {y for y in set(lattice[rule * PIECE // 2::PIECE]) | graded
+           if lo < y < hi and all(abs(y - x) >= h for x in singular)}
+    cuts = sorted(cuts | {y for y in _graded_away(cuts, singular, h, rule) if lo < y < hi})
     total = mp.zero
     for piece, (a, b) in enumerate(zip(cuts, cuts[1:])):
         progress.check()
@@ -301,6 +305,27 @@ def _integrate(outer: Pair, inner: Callable, beta, atoms: Sequence, span, rule: 
         else:
             total += _gauss_legendre(lambda y: F(y, d), a, b, _nodes_for(d, rule))
     return closed + total, truncation
+
+
+def _graded_away(cuts, singular, h, rule: int) -> set:
+    """Cuts that grade the piece behind a cut c lying within h of a singular point x beyond
+    it (a breakpoint next to one, as where a mixed pair's inner beta' reaches a corner of
+    the loss just before its smooth maximum): c -+ g f 2^j away from x, g = |c - x|, f = 1
+    (rule 0) or 3/2 (rule 1), up to h.  Each piece is then at least as far from x as it is
+    wide, so Gauss-Legendre converges on it geometrically; a piece of width h ending g << h
+    before x converges as (1 + sqrt(2 g / h))^(-2n) only (N(0, 1) vs Lap(0, 3), two steps:
+    g = 0.034, the two evaluations agreed to 14 digits, now to 30)."""
+    out = set()
+    for c in cuts:
+        for x in singular:
+            gap = abs(c - x)
+            if not 0 < gap < h:
+                continue
+            side, step = (-1 if x > c else 1), gap * (1 + mp.mpf(rule) / 2)
+            while step < h:
+                out.add(c + side * step)
+                step *= 2
+    return out
 
 
 class _Flat(NamedTuple):
