@@ -174,7 +174,7 @@ def _more_steps(x, T: int):
 
 def _answer(kind: str, x, values, steps, digits, method, width, time_limit):
     many = is_many(values)
-    way = _for_kind(route(x, steps, method, width), kind)
+    way = route(x, steps, method, width)
     request = _request(way, kind, list(values) if many else [values], digits, width)
     with progress.deadline(time_limit):
         results = _run(way, request)
@@ -186,18 +186,7 @@ def answer(way: routing.Route, kind: str, queries: Sequence, *, digits: int = 20
     """Results of ``queries`` ("delta": eps values, "epsilon": delta values, "alpha":
     alpha values) on a ``route``, every query checked before the first is computed (the
     command line routes first, to word its own refusals, then asks here)."""
-    way = _for_kind(way, kind)
     return _run(way, _request(way, kind, queries, digits, width))
-
-
-def _for_kind(way: routing.Route, kind: str) -> routing.Route:
-    """The route's fallback where its engine does not answer ``kind`` and the fallback
-    does (H_alpha of three steps that ``auto`` gives the transform goes to the
-    quadrature)."""
-    if kind not in way.engine.kinds and way.fallback is not None and \
-            kind in way.fallback.engine.kinds:
-        return way.fallback
-    return way
 
 
 def _request(way: routing.Route, kind: str, queries: Sequence, digits, width) -> Request:
@@ -232,11 +221,12 @@ def _run(way: routing.Route, request: Request) -> List:
 
 
 def _one_or_fallback(way: routing.Route, request: Request):
-    """One query on the route, or on its fallback when the engine finds it out of reach."""
+    """One query on the route, or on its fallback when the engine finds it out of reach
+    and the fallback answers its kind (the brackets have no H_alpha)."""
     try:
         return _one(way.engine, way.target, request)
     except OutOfReach:
-        if way.fallback is None:
+        if way.fallback is None or request.kind not in way.fallback.engine.kinds:
             raise
         return _run(way.fallback, replace(request, steps=way.fallback.steps))[0]
 

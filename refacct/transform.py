@@ -1,5 +1,6 @@
 """The transform engine behind the door's ``method="transform"`` (``refacct.engine``):
-delta_T(eps) and eps_T(delta) of many-step compositions as proven enclosures, by inverting
+delta_T(eps), eps_T(delta) and H_alpha (delta_T at eps = ln alpha, any alpha >= 0) of
+many-step compositions as proven enclosures, by inverting
 the moment generating function of the privacy loss (``engines.transform``: the trapezoidal
 rule on Re z = c with its aliasing, truncation and inner-quadrature errors bounded in Arb).
 
@@ -23,6 +24,7 @@ the quadrature's.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
@@ -63,24 +65,84 @@ _LAST: Dict[Tuple[object, int], Grid] = {}
 def _delta(loss, eps: Fraction, digits: int, hint: Optional[Grid]):
     """(delta_T(eps), its grid): exactly 0 at or beyond the supremum of the loss, else the
     enclosure, on ``hint`` when it is narrow enough there."""
+    if _at_or_beyond_sup(loss, eps):
+        return _zero(digits, eps=eps), hint
+    lo, hi, hint, prec = _ends(loss, eps, digits, hint)
+    return _result(lo, hi, hint, prec, digits, eps=eps), hint
+
+
+def _alpha(loss, alpha: Fraction, digits: int, hint: Optional[Grid]):
+    """(H_alpha = delta_T(ln alpha), its grid) for alpha > 0 (001 Definition 4; below 1 the
+    eps is negative, which the inversion allows).  delta_T decreases in eps, so between
+    dyadic eps_lo <= ln alpha <= eps_hi it lies in [lower end at eps_hi, upper end at
+    eps_lo]: the enclosures' widths plus at most e^eps_hi (eps_hi - eps_lo), with
+    eps_hi - eps_lo about 2^-(4 digits + 96) (|d delta / d eps| = e^eps Q(L > eps) <= e^eps).
+    Both ends come from one grid (the loss at the nodes does not depend on eps).  H_0 = 1
+    and H_1 = delta_T(0) are not bracketed."""
+    if alpha == 0:
+        one = Fraction(1)
+        return DeltaResult(mp.one, mp.zero, NAME + ": H_0 = the mass of P, 1)", digits,
+                           alpha=alpha, exact=one, enclosure=(mp.one, mp.one),
+                           proven=True), hint
+    if alpha == 1:
+        found, hint = _delta(loss, Fraction(0), digits, hint)
+        return replace(found, alpha=alpha), hint
+    eps_lo, eps_hi = _log_ends(alpha, digits)
+    if _at_or_beyond_sup(loss, eps_lo):
+        return _zero(digits, alpha=alpha), hint
+    _, hi, hint, prec = _ends(loss, eps_lo, digits + 1, hint)
+    lo = mp.zero if _at_or_beyond_sup(loss, eps_hi) else \
+        _ends(loss, eps_hi, digits + 1, hint)[0]
+    return _result(lo, hi, hint, prec, digits, alpha=alpha), hint
+
+
+def _log_ends(alpha: Fraction, digits: int) -> Tuple[Fraction, Fraction]:
+    """Dyadic rationals eps_lo <= ln alpha <= eps_hi about 2^-(4 digits + 96) apart."""
+    with flint.ctx.workprec(4 * digits + 128):
+        lo, hi = arb_ends(to_arb(alpha).log())
+    return _fraction(lo), _fraction(hi)
+
+
+def _fraction(x) -> Fraction:
+    """An mpf's exact binary value."""
+    man, exp = mpf_parts(x)
+    return man * Fraction(2) ** exp
+
+
+def _at_or_beyond_sup(loss, eps: Fraction) -> bool:
+    """Is eps at or beyond the supremum of a bounded loss (where delta_T(eps) = 0)?"""
     top = loss.sup()
-    if top is not None:
-        with flint.ctx.workprec(128):
-            if top <= to_arb(eps):
-                return DeltaResult(mp.zero, mp.zero, NAME + ": eps >= sup of the privacy "
-                                   "loss)", digits, eps=eps, exact=Fraction(0),
-                                   enclosure=(mp.zero, mp.zero), proven=True), hint
+    if top is None:
+        return False
+    with flint.ctx.workprec(128):
+        return bool(top <= to_arb(eps))
+
+
+def _zero(digits: int, **query) -> DeltaResult:
+    return DeltaResult(mp.zero, mp.zero, NAME + ": eps >= sup of the privacy loss)", digits,
+                       exact=Fraction(0), enclosure=(mp.zero, mp.zero), proven=True,
+                       **query)
+
+
+def _ends(loss, eps: Fraction, digits: int, hint: Optional[Grid]):
+    """(lower, upper, grid, bits): the ends of delta_T(eps)'s enclosure as exact mpf."""
     found = None if hint is None else on_grid(hint, eps)
     if found is None or not found.narrow(digits):
         found, hint = delta_enclosure(loss, eps, digits)
     lo, hi = found.ends()
     with flint.ctx.workprec(found.prec):
-        ends = arb_ends(lo)[0], arb_ends(hi)[1]
-    with mp.workprec(found.prec + 64):
-        value, radius = midpoint_radius(*ends)
-        guards.check_delta(value, radius, mp.exp(to_mpf(eps)))
-    return DeltaResult(value, radius, _how(hint), digits, eps=eps, enclosure=ends,
-                       proven=True), hint
+        return arb_ends(lo)[0], arb_ends(hi)[1], hint, found.prec
+
+
+def _result(lo, hi, grid: Grid, prec: int, digits: int, **query) -> DeltaResult:
+    """The DeltaResult of the enclosure [lo, hi], checked against H_alpha's range."""
+    alpha = query.get("alpha")
+    with mp.workprec(prec + 64):
+        value, radius = midpoint_radius(lo, hi)
+        guards.check_delta(value, radius, mp.exp(to_mpf(query["eps"])) if alpha is None
+                           else to_mpf(alpha))
+    return DeltaResult(value, radius, _how(grid), digits, enclosure=(lo, hi), proven=True,
+                       **query)
 
 
 def _epsilon(loss, delta: Fraction, digits: int, hint: Optional[Grid]):
@@ -123,7 +185,7 @@ class Transform(Engine):
     it does not take."""
 
     name = "transform"
-    kinds = ("delta", "epsilon")
+    kinds = ("delta", "epsilon", "alpha")
 
     def supports(self, target) -> Optional[str]:
         try:
@@ -136,7 +198,7 @@ class Transform(Engine):
         """``target`` composed ``request.steps`` times (a public mixture's T-fold
         composition is never built: ``engines.transform.public``)."""
         loss, key = loss_of(target, request.steps), (target, request.steps)
-        one = _delta if request.kind == "delta" else _epsilon
+        one = {"delta": _delta, "epsilon": _epsilon, "alpha": _alpha}[request.kind]
         results = []
         for q in request.queries:
             found, grid = one(loss, q, request.digits, _LAST.pop(key, None))
@@ -152,15 +214,16 @@ class Transform(Engine):
 
 def _maximum(target: MixedOrders, loss, request: Request, found, grid):
     """The result over the mixed orders as a catalogue entry's maximum (``refacct.maximum``),
-    labelled by the j (steps of A || B) that may attain it: at eps, or at the upper end
-    of the eps bracket."""
+    labelled by the j (steps of A || B) that may attain it: at eps, at ln alpha, or at the
+    upper end of the eps bracket (H_0 = 1 for every j)."""
     runs = [(0, request.steps)]
-    if grid is not None and found.value != 0:
+    if grid is not None and found.value != 0 and getattr(found, "alpha", None) != 0:
         if request.kind == "delta":
             at = found.eps
+        elif request.kind == "alpha":
+            at = _log_ends(found.alpha, request.digits)[0]
         else:
-            man, exp = mpf_parts(found.upper)
-            at = man * Fraction(2) ** exp
+            at = _fraction(found.upper)
         runs = attained(loss, grid, at, on_grid(grid, at))
     label = ", ".join(f"j={a}" if a == b else f"j={a}..{b}" for a, b in runs)
     return combine(request.kind, [(label, found)], target.bound)

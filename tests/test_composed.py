@@ -454,8 +454,9 @@ def test_add_direction_is_zero_beyond_the_largest_loss():
 def test_subsampled_gaussian_three_steps_symmetry():
     """k = 3 of the Poisson-subsampled Gaussian (001 Sec. 5 / Thm 10.1 pair, q = 1/10):
     H_alpha(P^3 || Q^3) = 1 - alpha + alpha H_{1/alpha}(Q^3 || P^3).  The two sides run
-    through different integrands: the remove direction's inner loss has a finite infimum
-    (H = 1 - beta below it), the add direction's a finite supremum (H = 0 above it)."""
+    through different losses (the transform's, routed at three steps): the remove
+    direction's has a finite infimum, the add direction's a finite supremum, and the
+    right side's eps = ln(2/3) is negative."""
     pair = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
     a = Fraction(3, 2)
     lhs = hockey_stick(pair ** 3, alpha=a, digits=12)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from refacct import Discrete, Gaussian, Mixture, Pair, api, mechanisms, routing
+from refacct.errors import OutOfReach
 from refacct.mechanisms.relations import MixedOrders
 from refacct.transform import TRANSFORM
 
@@ -92,7 +93,6 @@ def test_three_steps_take_the_transform_before_the_quadrature():
     route = routing.route_entry(make, 3)
     assert route.engine is TRANSFORM and route.target == make(3)
     assert route.fallback.engine is routing.QUADRATURE
-    assert api._for_kind(route, "alpha").engine is routing.QUADRATURE   # H_alpha: no transform
     assert routing.route_entry(POISSON, 3).engine is routing.QUADRATURE
     pair = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
     assert routing.route_pair(pair ** 3).engine is TRANSFORM
@@ -230,3 +230,12 @@ def test_pairs_are_routed_by_their_factor_count():
 def test_bracket_answers_delta_and_epsilon_only():
     with pytest.raises(ValueError, match="H_alpha has no proven-bracket path"):
         api.answer(routing.route_entry(POISSON, 4), "alpha", [2])
+
+
+def test_h_alpha_out_of_the_transforms_reach_is_not_handed_to_the_bracket():
+    """Four steps at q = 1/100 take the transform, the bracket its fallback; H_1000 lies in
+    a tail the transform cannot reach, and the bracket answers no H_alpha: out of reach."""
+    pair = Pair(Mixture([("99/100", Gaussian(0, 1)), ("1/100", Gaussian(1, 1))]), Gaussian(0, 1))
+    assert api.route(pair ** 4).fallback.bracket
+    with pytest.raises(OutOfReach, match="transform path"):
+        api.hockey_stick(pair ** 4, alpha=1000)

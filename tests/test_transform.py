@@ -18,7 +18,7 @@ import pytest
 from mpmath import mp
 
 import refacct
-from conftest import balle_wang, mpq
+from conftest import balle_wang, gaussian_H, mpq
 from refacct import Gaussian, Mixture, Pair
 from refacct.engines.arb import acb, arb, arb_ends, flint, to_arb
 from refacct.engines.transform.inversion import _first_plan, delta_enclosure, enclose
@@ -55,6 +55,19 @@ def test_tiny_delta_keeps_its_relative_digits():
         value = truth(F(1), 50)
         assert value < mp.mpf(10) ** -535
         assert lo <= value <= hi and hi - lo <= mp.mpf(10) ** -20 * lo
+
+
+@pytest.mark.parametrize("alpha", ["0", "1/3", "1", "3/2", "10^9"])
+def test_h_alpha_contains_the_closed_form(alpha):
+    """H_alpha = delta_T(ln alpha) bracketed between dyadic eps either side of ln alpha
+    (negative below alpha = 1), against H_alpha of one shift m = sqrt(T) / 10 (T = 100)."""
+    a = F(10 ** 9) if alpha == "10^9" else F(alpha)
+    r = refacct.hockey_stick(Pair(Gaussian(1, 10), Gaussian(0, 10)), alpha=a, steps=100,
+                             method="transform")
+    with mp.workdps(60):
+        value = gaussian_H(mpq(a), 1)
+        assert r.proven and abs(r.value - value) <= r.abs_error
+        assert a == 0 or r.verified_digits >= 20
 
 
 def test_a_decay_bound_aimed_too_high_is_aimed_lower():
