@@ -16,14 +16,16 @@ Groups (``--only``):
   * ``deep``: the Poisson-subsampled Gaussian (9/10) N(0,1) + (1/10) N(1,1) || N(0,1) at
     k = 3, 4, 8 (targets 3, 10, 60 s), delta(1), 20 digits, beside dp_accounting's PLD of
     the same direction (``bench_core.peer``: the remove part of its subsampled Gaussian
-    PLD composed k times).
+    PLD composed k times); and the Laplace pair Lap(1, 1/2) vs Lap(0, 1/2) at k = 4
+    (target 10 s) beside dp_accounting's Laplace PLD.
   * ``accountant``: a typical DP-SGD history (sigma = 1, q = 1e-3, T = 10^4,
     eps(1e-5)) through ``refacct.accountants.DpAccountant`` (a proven bracket, default width
     1/100) beside dp_accounting's PLD accountant (no goal);
-  * ``certified``: proven enclosures (``refacct.certified``) at k = 3, delta(1), 20 digits.
+  * ``certified``: proven enclosures (``refacct.certified``) at k = 3, delta(1), 20 digits,
+    target 60 s.
 
 "digits" is what the returned bound guarantees (``verified_digits``; "exact" when it is
-0; "refused": certified mode does not take k = 3); "met": at least 20 verified digits
+0; "refused": certified mode does not take the pair at k steps); "met": at least 20 verified digits
 (or exact) within the target's seconds.  Timings are wall-clock seconds of one call in a
 child process (killed after ``--timeout``); they are indicative and never asserted.
 """
@@ -79,6 +81,10 @@ def subsampled_gaussian() -> Pair:
     return Pair(Mixture([("9/10", g0), ("1/10", Gaussian(1, 1))]), g0)
 
 
+def laplace_pair() -> Pair:
+    return Pair(Laplace(1, "1/2"), Laplace(0, "1/2"))
+
+
 def mixed_pairs():
     return [("N(0,4) vs N(1,1/4)", Pair(Gaussian(0, 2), Gaussian(1, "1/2"))),
             ("N(0,1) vs Lap(0,3)", Pair(Gaussian(0, 1), Laplace(0, 3)))]
@@ -98,14 +104,15 @@ def rows(only):
         out += [(f"subsampled Gaussian k={k}", "delta(1), one direction",
                  (_refacct_pair, subsampled_gaussian(), k, "1"), (_peer_poisson, k), target)
                 for k, target in ((3, 3), (4, 10), (8, 60))]
+        out += [("Laplace k=4", "Lap(1,1/2) vs Lap(0,1/2), delta(1)",
+                 (_refacct_pair, laplace_pair(), 4, "1"), (_peer_laplace, 4), 10)]
     if only in (None, "accountant"):
         out += [("DpAccountant T=10^4", "eps(1e-5), sigma 1, q 1e-3", (_refacct_accountant,),
                  (_peer_poisson_eps,), None)]
     if only in (None, "certified"):
-        out += [("certified k=3", name, (_certified_pair, pair, 3), None, None)
+        out += [("certified k=3", name, (_certified_pair, pair, 3), None, 60)
                 for name, pair in (("subsampled Gaussian", subsampled_gaussian()),
-                                   ("Lap(1,1/2) vs Lap(0,1/2)",
-                                    Pair(Laplace(1, "1/2"), Laplace(0, "1/2"))))]
+                                   ("Lap(1,1/2) vs Lap(0,1/2)", laplace_pair()))]
     return out
 
 
@@ -131,7 +138,7 @@ def _certified_pair(pair, k):
     start = time.perf_counter()
     try:
         result = delta(pair, 1, steps=k, digits=DIGITS, method="certified")
-    except InputError:  # certified mode handles one step and k = 2
+    except InputError:  # a pair certified mode does not take at k steps
         return "refused", time.perf_counter() - start
     return _digits(result), time.perf_counter() - start
 
@@ -178,6 +185,12 @@ def _peer_case(case):
 def _peer_poisson(k):
     """Seconds of dp_accounting's PLD of the row's direction (``bench_core.peer``), or None."""
     found = peer("subsampled Gaussian", k)
+    return None if found is None else found[1]
+
+
+def _peer_laplace(k):
+    """Seconds of dp_accounting's PLD of the Laplace mechanism b = 1/2 (``bench_core.peer``)."""
+    found = peer("Laplace", k)
     return None if found is None else found[1]
 
 

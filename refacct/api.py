@@ -24,7 +24,8 @@ its methods, with one result family.
   shuffled entry, 002's exact pair (steps <= 3) instead of the eq. (7) bound;
 * ``"quadrature"``: the standard engines (``refacct.hockey``: closed forms, nested
   quadrature, and the exact PLD for discrete factors) whatever the step count;
-* ``"certified"``: Arb enclosures (``refacct.certified``: one step and k = 2);
+* ``"certified"``: Arb enclosures (``refacct.certified``: one step and k = 2; from k = 3
+  the Laplace shift's exact convolution and the transform's proven enclosures);
 * ``"transform"``: proven enclosures for many steps of Gaussian shifts and
   Poisson-subsampled Gaussians (``refacct.transform``);
 * ``"bracket"``: a proven bracket (``refacct.brackets``; ``width``: relative for delta,

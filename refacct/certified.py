@@ -1,5 +1,6 @@
 """Certified values: H_alpha, delta(eps) and eps(delta) as proven enclosures (Arb balls,
-python-flint), for one step and k = 2 of Gaussian / Laplace mixture pairs: the engine
+python-flint), for one step and k = 2 of Gaussian / Laplace mixture pairs, and from k = 3
+on for the Laplace shift's self-composition and what the transform takes: the engine
 behind the door's ``method="certified"`` (``refacct.engine``).
 
 001 Definition 3: H_alpha(P || Q) = integral (p - alpha q)_+; delta(eps) = H_{e^eps};
@@ -16,9 +17,17 @@ true value, ``value`` its midpoint, ``abs_error`` its radius, ``proven=True``.
 * k = 2 (``engines.certified.arb_composed``): H = integral p1(y) H_{alpha q1(y)/p1(y)}(P2 || Q2) dy
   (docs/numerics.md, "Composition") by Arb's rigorous integration on segments where the integrand is
   analytic, the rest bounded explicitly.
+* k >= 3 of one Laplace shift pair (``engines.quadrature.laplace_shift``): its privacy-loss
+  distribution convolved exactly, term by term in Arb (B-splines between the atoms), the
+  mass of the terms left out in the radius.
+* other k >= 3 (Gaussian shifts, Poisson- and WOR-subsampled Gaussians and Laplaces, in
+  any mix): the transform engine (``refacct.transform``), whose enclosures are proofs too
+  (aliasing, truncation and inner quadrature bounded in Arb); where its decay bound cannot
+  reach the tolerance (few steps of a loss near a lattice) it is out of reach, never an
+  estimate.
 
-Supported: a ``Pair``, a ``Composition`` of at most 2 steps, or a ``PublicMixture`` of
-such terms, every factor a Gaussian mixture with one sigma or a Laplace mixture with one
+Supported: a ``Pair``, a ``Composition`` of at most 2 steps (or more, as above), or a
+``PublicMixture`` of such terms, every factor a Gaussian mixture with one sigma or a Laplace mixture with one
 scale; for k = 2 one factor must have closed-form crossings (a Laplace mixture, or Gaussians
 at two distinct means at most: shifts, Poisson-subsampled Gaussians).  Precision rises until
 the radius meets ``digits`` relative digits, within a fixed budget; after it the wider,
@@ -32,15 +41,16 @@ still proven, enclosure is returned.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from mpmath import mp
 
 from . import guards
 from .engine import Engine, Request
 from .exact import to_mpf
-from .pairs import Pair, PairLike, as_public_mixture
+from .pairs import Composition, PairLike, as_public_mixture
 from .result import DeltaResult, EpsilonResult
 
 from .engines import arb as _arb
@@ -48,7 +58,9 @@ from .engines.arb import arb, flint
 from .engines.certified.arb_composed import composed_hockey
 from .engines.certified.arb_onestep import CertifiedPair, GaussianPair, certified_pair
 from .engines.certified.expsum import ExactBeta
+from .engines.quadrature.laplace_shift import delta_ball, laplace_shift
 from .errors import InputError
+from .transform import TRANSFORM
 
 __all__ = ["Certified", "CERTIFIED"]
 
@@ -58,15 +70,42 @@ BUDGET = 3  # precision passes: target bits + 32, then twice and four times the 
 
 # --- the problem: weighted terms of one or two certified factors -----------------------------
 
-class _Term:
-    """One composition term: a single certified pair, or (outer, inner) for k = 2."""
+class _LaplaceShifts:
+    """k >= 3 steps of one Laplace shift pair (loss ratio e0 = abs(a - a') / b): the exact
+    convolution of its privacy-loss distribution as a ball (``engines.quadrature.
+    laplace_shift``: B-splines between its atoms, the mass of every term left out in the
+    radius), at eps = ln beta exactly when beta = e^eps."""
 
-    def __init__(self, weight: Fraction, pairs: Sequence[Pair]) -> None:
+    def __init__(self, e0: Fraction, steps: int) -> None:
+        self.e0, self.steps = e0, steps
+
+    def loss_sup(self) -> "ExactBeta":
+        """e^{T e0}: every step's loss is at most e0."""
+        return ExactBeta.exp(self.steps * self.e0)
+
+    def hockey(self, beta: "ExactBeta") -> "arb":
+        if beta.is_zero():
+            return arb(1)
+        eps = beta.exponent()
+        x = _arb.to_arb(eps) if eps is not None else beta.ball().log()
+        return delta_ball(self.e0, self.steps, x, flint.ctx.prec - 16, eps)
+
+
+class _Term:
+    """One composition term: a single certified pair, (outer, inner) for k = 2, or a
+    Laplace shift pair's self-composition for k >= 3."""
+
+    def __init__(self, weight: Fraction, comp: Composition) -> None:
         self.weight = weight
-        pairs = [p for p in pairs if p.P != p.Q] or list(pairs[:1])  # (P, P) factors: H unchanged
+        pairs = [p for p in comp.pairs() if p.P != p.Q] or list(comp.pairs()[:1])
+        laplace = laplace_shift(comp.factors) if len(pairs) > MAX_STEPS else None
+        if laplace is not None:
+            self.factors = [_LaplaceShifts(*laplace)]
+            return
         if len(pairs) > MAX_STEPS:
-            raise InputError(f"certified mode handles one step and k = 2, got k = {len(pairs)} "
-                             "(use refacct.delta for verified digits)")
+            raise InputError(f"certified mode handles one step, k = 2, and from k = 3 on the "
+                             f"Laplace shift's self-composition and what the transform takes; "
+                             f"got k = {len(pairs)} (use refacct.delta for verified digits)")
         factors = [certified_pair(p) for p in pairs]
         if len(factors) == 2 and not _closed_form(factors[1]):
             factors.reverse()
@@ -90,7 +129,19 @@ def _closed_form(pair: "CertifiedPair") -> bool:
 
 def _terms(pair: PairLike) -> List[_Term]:
     pm = as_public_mixture(pair)
-    return [_Term(w, comp.pairs()) for w, comp in pm.terms]
+    return [_Term(w, comp) for w, comp in pm.terms]
+
+
+def _by_transform(target) -> bool:
+    """k >= 3 that the Arb terms do not take and the transform does (its enclosures are
+    proofs: aliasing, truncation and inner quadrature bounded in Arb)."""
+    try:
+        _terms(target)
+    except InputError:
+        steps = max(sum(n for _, n in comp.factors)
+                    for _, comp in as_public_mixture(target).terms)
+        return steps > MAX_STEPS and TRANSFORM.supports(target) is None
+    return False
 
 
 def _steps(terms: List[_Term]) -> int:
@@ -145,7 +196,10 @@ def _weighted(terms: List[_Term], beta: "ExactBeta") -> Callable[[int], "arb"]:
 
 def _method(terms: List[_Term], bits: int) -> str:
     version = getattr(flint, "__version__", "?")
-    if _steps(terms) == 1:
+    if any(isinstance(t.factors[0], _LaplaceShifts) for t in terms):
+        how = ("the Laplace shift's privacy-loss distribution convolved exactly (B-splines "
+               "between its atoms)")
+    elif _steps(terms) == 1:
         how = "one-step crossings certified, Arb tail masses"
     else:
         how = "rigorous integration (acb.integral) of p1 H_beta(P2 || Q2) over certified segments"
@@ -172,6 +226,8 @@ class Certified(Engine):
     name = "certified"
 
     def supports(self, target) -> Optional[str]:
+        if _by_transform(target):
+            return None
         try:
             _terms(target)
         except InputError as exc:
@@ -179,6 +235,9 @@ class Certified(Engine):
         return None
 
     def answer(self, target, request: Request) -> List:
+        if _by_transform(target):
+            return [replace(r, method="certified by the " + r.method)
+                    for r in TRANSFORM.answer(target, request)]
         terms = _terms(target)
         if request.kind == "epsilon":
             return [_epsilon_one(terms, d, request.digits) for d in request.queries]

@@ -170,7 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
                             f"{MAX_SHOWN_DIGITS} digits by their size")
         p.add_argument("--certified", action="store_true",
                        help="proven enclosures with python-flint (refacct.certified): one step "
-                            "and k = 2 of Gaussian / Laplace mixture pairs")
+                            "and k = 2 of Gaussian / Laplace mixture pairs; from k = 3 the "
+                            "Laplace shift and what the transform takes")
         p.add_argument("--bracket", action="store_true",
                        help="a proven bracket (refacct.brackets) whatever the steps; taken "
                             "by itself beyond 3 compositions of a continuous pair or 10^4 "

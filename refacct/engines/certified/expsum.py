@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 from ..arb import arb, flint, to_arb
 
@@ -140,6 +140,13 @@ class ExactBeta:
 
     def ball(self) -> "arb":
         return self.num.ball() / self.den.ball()
+
+    def exponent(self) -> Optional[Fraction]:
+        """ln beta exactly where beta = e^a is one term over 1 (beta = e^eps), else None."""
+        if len(self.num.terms) != 1 or self.den.terms != ((Fraction(0), Fraction(1)),):
+            return None
+        a, c = self.num.terms[0]
+        return a if c == 1 else None
 
     def is_zero(self) -> bool:
         return self.num.is_zero()

@@ -44,7 +44,7 @@ from .. import arb as arbs
 from ..arb import arb, flint, to_arb
 from .shift import shift_pair
 
-__all__ = ["laplace_shift", "hockey_laplace", "MAX_EXTRA_BITS"]
+__all__ = ["laplace_shift", "hockey_laplace", "delta_ball", "MAX_EXTRA_BITS"]
 
 MAX_EXTRA_BITS = 1 << 16
 
@@ -82,7 +82,7 @@ def hockey_laplace(e0: Fraction, steps: int, alpha, alpha_exact: Optional[Fracti
                 x = to_arb(eps)
             else:
                 x = (to_arb(alpha_exact) if alpha_exact is not None else to_arb(alpha)).log()
-            value = _delta(e0, steps, x, mp.prec + 8, eps)
+            value = delta_ball(e0, steps, x, mp.prec + 8, eps)
             if value == 0:
                 return mp.zero, mp.zero
             mid, rad = arbs.arb_mid_rad(value)
@@ -122,7 +122,7 @@ def _ordered(e0: Fraction, steps: int) -> Tuple[Tuple[int, int, "arb"], ...]:
         return tuple(ordered)
 
 
-def _delta(e0_exact: Fraction, steps: int, eps: "arb", bits: int,
+def delta_ball(e0_exact: Fraction, steps: int, eps: "arb", bits: int,
            eps_exact: Optional[Fraction] = None) -> "arb":
     """delta_T(eps) (module docstring) as a ball: the terms in decreasing mass, those whose
     support lies at or below eps skipped (they contribute 0: decided exactly when eps is
