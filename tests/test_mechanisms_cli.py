@@ -108,7 +108,7 @@ def test_exact_shuffle_is_at_least_eq_7_and_balle_wang_at_one_step(capsys):
     (["delta", "gaussian", "--sigma", "1", "--sampling", "poisson", "--q", "1e-6", "--steps",
       "100001", "--eps", "1"], "steps must be <= 100000 (the range of the proven brackets)"),
     (["delta", "gaussian", "--sigma", "1", "--sampling", "poisson", "--q", "1/10", "--steps",
-      "10", "--alpha", "2"], "H_alpha has no transform path (a continuous pair composed 10"),
+      "10", "--alpha", "2", "--bracket"], "H_alpha has no proven-bracket path"),
     (["delta", "gaussian", "--sigma", "1", "--width", "1/10", "--eps", "1"],
      "width sets the width of a proven bracket"),
     (["delta", "gaussian", "--sigma", "1", "--bracket", "--width", "0", "--eps", "1"],
