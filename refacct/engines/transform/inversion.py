@@ -214,20 +214,28 @@ def _value(loss, c: Fraction, eps: Fraction) -> mpmath.mpf:
 
 def _argmin(f, lo: Fraction, hi: Fraction, steps: int = 30) -> Fraction:
     """The minimiser of a convex f on [lo, hi] by ``steps`` golden sections on a log scale
-    (0.618^30 of the range: it steers, it proves nothing).  f is +inf where it is too
-    large to evaluate, which for the functions steered by lies above the minimiser: two
-    infinite values move the search down."""
+    (0.618^30 of the range: it steers, it proves nothing), one new value of f a step (the
+    inner point kept is the next step's other point, g^2 = 1 - g).  f is +inf where it is
+    too large to evaluate, which for the functions steered by lies above the minimiser:
+    two infinite values move the search down."""
     with mp.workdps(20):
         a, b = mp.log(mp.mpf(lo.numerator) / lo.denominator), mp.log(
             mp.mpf(hi.numerator) / hi.denominator)
         g = (mp.sqrt(5) - 1) / 2
+
+        def at(x):
+            return f(_rational(mp.exp(x)))
+        x1, x2 = b - g * (b - a), a + g * (b - a)
+        f1, f2 = at(x1), at(x2)
         for _ in range(steps):
-            x1, x2 = b - g * (b - a), a + g * (b - a)
-            f1, f2 = f(_rational(mp.exp(x1))), f(_rational(mp.exp(x2)))
             if f1 < f2 or mpmath.isinf(f1) and mpmath.isinf(f2):
-                b = x2
+                b, x2, f2 = x2, x1, f1
+                x1 = b - g * (b - a)
+                f1 = at(x1)
             else:
-                a = x1
+                a, x1, f1 = x1, x2, f2
+                x2 = a + g * (b - a)
+                f2 = at(x2)
         return _rational(mp.exp((a + b) / 2))
 
 
