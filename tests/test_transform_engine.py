@@ -17,6 +17,7 @@ from mpmath import mp
 import refacct
 from conftest import balle_wang
 from refacct import Gaussian, Laplace, Mixture, Pair
+from refacct.engines.arb import acb, arb, power_log
 from refacct.errors import InputError
 from refacct.mechanisms import build, gaussian
 
@@ -250,3 +251,35 @@ def test_opacus_tutorial_epsilon_lies_inside_the_lattice_bracket():
     bracket = refacct.epsilon(entry, "1e-5", steps=3910, method="bracket", width="1e-4")
     assert found.verified_digits >= 20 and found.attained_by == ("remove",)
     assert contains(bracket, found)
+
+
+def test_power_log_of_a_ball_around_zero_keeps_every_power():
+    """exp(T ln m) = m^T: where the ball m contains 0 its 'logarithm' makes a rectangle
+    that holds m^T for every point of m (here 0, points on the axes and a corner); where
+    it does not, it is Arb's log."""
+    m = acb(arb(0, "1e-10"), arb(0, "1e-10"))
+    box = (3 * power_log(m)).exp()
+    for point in (acb(0), acb("1e-10"), acb(0, "-1e-10"), acb("1e-10", "1e-10")):
+        assert box.contains(point ** 3)
+    away = acb("0.5", "0.25")
+    assert repr(power_log(away)) == repr(away.log())
+
+
+def test_a_heterogeneous_product_past_its_fastest_factors_rounding():
+    """N(0, s^2) mixtures at (sigma, q) = (4/5, 1/10), (9/10, 1/20), (1, 1/10), delta(1/2):
+    the first factor's M(c + it) falls below its own rounding long before the product's
+    range ends (some 19 000 balls around 0), and the product needs a few bits more than
+    the first plan.  Against the lattice bracket and the nested quadrature's
+    0.010277544000341630294 +- 3.06e-22 (``method="quadrature"``, 158 s)."""
+    def subsampled(sigma, q):
+        g0 = Gaussian(0, sigma)
+        return Pair(Mixture([(1 - F(q), g0), (F(q), Gaussian(1, sigma))]), g0)
+    x = refacct.Composition.of(subsampled(F(4, 5), F(1, 10)), subsampled(F(9, 10), F(1, 20)),
+                               subsampled(1, F(1, 10)))
+    r = refacct.delta(x, "1/2", method="transform")
+    bracket = refacct.delta(x, "1/2", method="bracket", width="1e-3")
+    assert r.proven and r.verified_digits >= 20
+    assert bracket.lower <= r.lower and r.upper <= bracket.upper
+    with mp.workdps(40):
+        assert abs(r.value - mp.mpf("0.010277544000341630294")) <= r.abs_error + \
+            mp.mpf("3.06e-22")

@@ -38,7 +38,8 @@ from ..exact import mpf_parts, rational
 
 __all__ = [
     "all_cores", "fork_is_safe",
-    "flint", "arb", "acb", "to_arb", "arb_ends", "arb_mid_rad", "dyadic_mpf", "is_infinite",
+    "flint", "arb", "acb", "to_arb", "arb_ends", "arb_mid_rad", "power_log", "dyadic_mpf",
+    "is_infinite",
     "gaussian_pdf", "gaussian_upper", "gaussian_lower", "gaussian_mass",
     "laplace_pdf", "laplace_upper", "laplace_lower", "laplace_mass",
     "pdf", "mass", "side_of", "balls", "MixtureBalls",
@@ -128,6 +129,17 @@ def arb_ends(x: "arb") -> Tuple[mpmath.mpf, mpmath.mpf]:
     numbers are exactly the ends of the Arb ball, whatever mp.prec is)."""
     m, r, e = _exact_parts(x)
     return _mpf_exact(m - r, e), _mpf_exact(m + r, e)
+
+
+def power_log(m: "acb") -> "acb":
+    """A logarithm of the complex ball m for exp(T ln m) = m^T (integer T): ln m where m
+    excludes 0; where it contains 0 (a value below its own rounding, far out in a
+    transform's tail), ln r + i [-4, 4] with r >= |m|: exp(T times it) is a rectangle that
+    contains the circle of radius r^T, hence the disk, hence m^T (so are sums with other
+    logs: the circle times any factor)."""
+    if abs(m).lower() > 0:
+        return m.log()
+    return acb(arb(abs(m).upper()).log().upper(), arb(0, 4))
 
 
 def arb_mid_rad(x: "arb") -> Tuple[mpmath.mpf, mpmath.mpf]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import List, Optional, Sequence, Tuple
 
-from ..arb import acb, arb, to_arb
+from ..arb import acb, arb, power_log, to_arb
 from .lattice import lattice_weights, rate
 from .scan import scan
 
@@ -53,7 +53,7 @@ class LaplaceShift:
         return (-e0 / 2).exp() * ((w * e0).cosh() + (w * e0).sinh() / (2 * w))
 
     def log_mgf(self, z: "acb") -> "acb":
-        return self.steps * self.one_step(z).log()
+        return self.steps * power_log(self.one_step(z))
 
     def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
         """The module docstring's bound at s = t, to the power T (``drop`` is not needed:
@@ -208,7 +208,7 @@ class SubsampledLaplace:
         return acb.integral(f, k, k + 1)
 
     def log_mgf(self, z: "acb") -> "acb":
-        return self.steps * self.one_step(z).log()
+        return self.steps * power_log(self.one_step(z))
 
     def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
         """The scan (``scan``) with the far bound W + V / s, aiming at e^{drop / T} M(c)

@@ -31,7 +31,7 @@ from ...errors import InputError
 from ...exact import to_mpf
 from ...mechanisms.relations import MixedOrders
 from ...pairs import Composition, Pair, PublicMixture
-from ..arb import acb, arb, arb_mid_rad, flint, to_arb
+from ..arb import acb, arb, arb_mid_rad, flint, power_log, to_arb
 from ..quadrature.shift import shift_pair
 from .contour import LINE_MAX_NODES, Line
 from .laplace import LaplaceShift, SubsampledLaplace
@@ -213,7 +213,7 @@ class SubsampledGaussian:
 
     def log_mgf_row(self, c: "arb", h: "arb", first: int, stop: int) -> List["acb"]:
         """ln M_T(c + i n h), n = first .. stop - 1."""
-        return [self.steps * m.log() for m in self.one_step_row(c, h, first, stop)]
+        return [self.steps * power_log(m) for m in self.one_step_row(c, h, first, stop)]
 
     def line(self, c: "arb") -> Line:
         """The trapezoidal rule for M(c + it), t >= 0, with its error bound for every t
@@ -373,7 +373,7 @@ class SubsampledGaussian:
         return arb.pos_inf() if best is None else best
 
     def log_mgf(self, z: "acb") -> "acb":
-        return self.steps * self.one_step(z).log()
+        return self.steps * power_log(self.one_step(z))
 
     def rate(self) -> Fraction:
         """The chance that a step uses the record (``lattice.rate``)."""

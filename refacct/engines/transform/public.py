@@ -17,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from ..arb import acb, arb, to_arb
+from ..arb import acb, arb, power_log, to_arb
 from .contour import LINE_MAX_NODES
 from .scan import steps_decay
 
@@ -49,10 +49,10 @@ class PublicMixtureLoss:
         return total
 
     def log_mgf(self, z: "acb") -> "acb":
-        return self.steps * self.one_step(z).log()
+        return self.steps * power_log(self.one_step(z))
 
     def log_mgf_row(self, c: "arb", h: "arb", first: int, stop: int) -> List["acb"]:
-        return [self.steps * m.log() for m in self.one_step_row(c, h, first, stop)]
+        return [self.steps * power_log(m) for m in self.one_step_row(c, h, first, stop)]
 
     def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
         """The weighted sum of the pairs' strip bounds (``mgf.SubsampledGaussian.strip``),
