@@ -175,7 +175,7 @@ def _more_steps(x, T: int):
 
 def _answer(kind: str, x, values, steps, digits, method, width, time_limit):
     many = is_many(values)
-    way = route(x, steps, method, width)
+    way = _for_kind(route(x, steps, method, width), kind)
     request = _request(way, kind, list(values) if many else [values], digits, width)
     with progress.deadline(time_limit):
         results = _run(way, request)
@@ -187,7 +187,18 @@ def answer(way: routing.Route, kind: str, queries: Sequence, *, digits: int = 20
     """Results of ``queries`` ("delta": eps values, "epsilon": delta values, "alpha":
     alpha values) on a ``route``, every query checked before the first is computed (the
     command line routes first, to word its own refusals, then asks here)."""
+    way = _for_kind(way, kind)
     return _run(way, _request(way, kind, queries, digits, width))
+
+
+def _for_kind(way: routing.Route, kind: str) -> routing.Route:
+    """The route's fallback where its engine does not answer ``kind`` and the fallback
+    does (eps(delta) of two compositions, which ``auto`` gives the certified engine for
+    delta and H_alpha, goes to the standard engines)."""
+    if kind not in way.engine.kinds and way.fallback is not None and \
+            kind in way.fallback.engine.kinds:
+        return way.fallback
+    return way
 
 
 def _request(way: routing.Route, kind: str, queries: Sequence, digits, width) -> Request:

@@ -28,7 +28,8 @@ SUB = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussi
 
 
 def test_a_composition_reports_its_outer_pieces(terminal):
-    delta(Composition.of(SUB, Pair(Gaussian(2, 3), Gaussian(0, 3))), 1, digits=8)
+    delta(Composition.of(SUB, Pair(Gaussian(2, 3), Gaussian(0, 3))), 1, digits=8,
+          method="quadrature")
     text = terminal.getvalue()
     assert "refacct: delta(eps=1): outer piece 1/" in text
     assert "evaluation 2 of 2" in text
@@ -43,7 +44,8 @@ def test_epsilon_reports_its_search(terminal):
 
 def test_silent_when_stderr_is_not_a_terminal(monkeypatch, capsys):
     monkeypatch.setattr(progress, "DELAY", 0.0)
-    delta(Composition.of(SUB, Pair(Gaussian(2, 3), Gaussian(0, 3))), 1, digits=8)
+    delta(Composition.of(SUB, Pair(Gaussian(2, 3), Gaussian(0, 3))), 1, digits=8,
+          method="quadrature")
     assert capsys.readouterr().err == ""
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from refacct import Discrete, Gaussian, Mixture, Pair, api, mechanisms, routing
+from refacct import Discrete, Gaussian, Laplace, Mixture, Pair, api, certified, mechanisms, routing
+from refacct.certified import CERTIFIED_FIRST, CertificationFailed
 from refacct.errors import OutOfReach
 from refacct.mechanisms.relations import MixedOrders
 from refacct.transform import TRANSFORM
@@ -96,7 +97,7 @@ def test_three_steps_take_the_transform_before_the_quadrature():
     assert routing.route_entry(POISSON, 3).engine is routing.QUADRATURE
     pair = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
     assert routing.route_pair(pair ** 3).engine is TRANSFORM
-    assert routing.route_pair(pair ** 2).engine is routing.QUADRATURE
+    assert routing.route_pair(pair ** 2).fallback.engine is routing.QUADRATURE
     public = maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20",
                    max_batch=6)
     assert routing.route_entry(public, 3).engine is routing.QUADRATURE
@@ -239,3 +240,33 @@ def test_h_alpha_out_of_the_transforms_reach_is_not_handed_to_the_bracket():
     assert api.route(pair ** 4).fallback.bracket
     with pytest.raises(OutOfReach, match="transform path"):
         api.hockey_stick(pair ** 4, alpha=1000)
+
+
+SUBSAMPLED = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]), Gaussian(0, 1))
+
+
+def test_two_compositions_try_the_certified_engine_first():
+    """Two subsampled steps: the certified engine (delta and H_alpha), the quadrature its
+    fallback and eps(delta)'s engine; shifts keep their closed forms."""
+    route = routing.route_pair(SUBSAMPLED ** 2)
+    assert route.engine is CERTIFIED_FIRST and route.fallback.engine is routing.QUADRATURE
+    assert api.delta(SUBSAMPLED ** 2, 1).engine == "certified"
+    assert api.epsilon(SUBSAMPLED ** 2, "1/10").engine == "quadrature"
+    assert routing.route_pair(Pair(Gaussian(1, 1), Gaussian(0, 1)) ** 2).engine is \
+        routing.QUADRATURE
+    assert routing.route_pair(Pair(Laplace(1, 1), Laplace(0, 1)) ** 2).engine is \
+        routing.QUADRATURE
+    assert routing.route_pair(SUBSAMPLED).engine is routing.QUADRATURE
+
+
+def test_a_failed_certification_falls_back_to_the_quadrature(monkeypatch):
+    """Where Arb's integral cannot decide (simulated here), the quadrature answers, and
+    its value meets the certified one computed before."""
+    proven = api.delta(SUBSAMPLED ** 2, "1/2", method="certified")
+
+    def undecided(evaluate, digits):
+        raise CertificationFailed("rigorous integration failed")
+    monkeypatch.setattr(certified, "_refine", undecided)
+    r = api.delta(SUBSAMPLED ** 2, "1/2")
+    assert r.engine == "quadrature"
+    assert proven.lower <= r.upper and r.lower <= proven.upper

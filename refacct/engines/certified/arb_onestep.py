@@ -207,11 +207,46 @@ class GaussianPair(CertifiedPair):
         changes = sum(a != b for a, b in zip(signs, signs[1:]))  # Descartes: >= #roots
         if len(terms) == 2 and changes:
             roots: Sequence[End] = [Root((terms[0][0], terms[1][0]))]
+        elif _one_quadratic_root(terms, signs):
+            roots = [Root(tuple(i for i, _, _ in terms) + (signs[2], signs[1]))]
         else:
             roots = isolate([c.ball() for _, _, c in terms], [lam for _, lam, _ in terms])
         if len(roots) > changes or (changes - len(roots)) % 2:
             raise ArithmeticError("crossing isolation disagrees with the Descartes bound")
         return _alternating(roots, signs[0] > 0)
+
+    def closed_form_crossings(self) -> bool:
+        """Is every crossing a closed-form function of beta: two means, or three equally
+        spaced whose outer rows belong to one side each (p / q then runs monotonely from 0
+        to inf: one crossing, a quadratic's root; substitution under Poisson sampling)?"""
+        if len(self.rows) <= 2:
+            return True
+        if len(self.rows) > 3:
+            return False
+        (l0, p0, q0), (l1, _, _), (l2, p2, q2) = self.rows
+        one_sided = (p0.is_zero() and q2.is_zero()) or (q0.is_zero() and p2.is_zero())
+        return l1 - l0 == l2 - l1 and one_sided
+
+    def _crossing(self, root: Root, cs, log, sqrt) -> object:
+        """The crossing ``root`` from the coefficients c of its rows (``_two_term_root``, or
+        ``_quadratic_root`` for three)."""
+        if len(root.key) == 2:
+            return self._two_term_root(root, cs[0], cs[1], log)
+        return self._quadratic_root(root, cs, log, sqrt)
+
+    def _quadratic_root(self, root: Root, cs, log, sqrt) -> object:
+        """The root of c0 e^{l0 y} + c1 e^{l1 y} + c2 e^{l2 y}, l0, l1, l2 spaced by d, with
+        c0 c2 < 0: w = e^{d y} solves c0 + c1 w + c2 w^2 = 0, whose roots have the product
+        c0 / c2 < 0, so one is positive: w = (s - c1) / (2 c2) = -2 c0 / (c1 + s) with
+        s = sign(c2) sqrt(c1^2 - 4 c0 c2) (> abs(c1)); the second form where c1 and c2
+        share their sign, so that no form subtracts nearly equal terms.  The signs of c1
+        and c2, fixed between critical values, come in the root's key."""
+        i, j, _, s2, s1 = root.key
+        c0, c1, c2 = cs
+        s = sqrt(c1 * c1 - 4 * c0 * c2)
+        s = s if s2 > 0 else -s
+        w = -2 * c0 / (c1 + s) if s1 == s2 else (s - c1) / (2 * c2)
+        return log(w) * self._inverse_gap(i, j)
 
     def _two_term_root(self, root: Root, c0, c1, log) -> object:
         """ln(-c0 / c1) / (lam_j - lam_i): the root of c0 e^{lam_i y} + c1 e^{lam_j y}."""
@@ -225,14 +260,13 @@ class GaussianPair(CertifiedPair):
         return self._gaps[key]
 
     def root_ball(self, root: Root, beta: Beta):
-        i, j = root.key
-        c0, c1 = (beta.minus(*self.rows[k][1:]).ball() for k in (i, j))
-        return self._two_term_root(root, c0, c1, lambda x: x.log())
+        cs = [beta.minus(*self.rows[k][1:]).ball() for k in _rows_of(root)]
+        return self._crossing(root, cs, lambda x: x.log(), lambda x: x.sqrt())
 
     def root_formula(self, root: Root, beta, analytic: bool):
-        i, j = root.key
-        c0, c1 = (self.rows[k][1].ball() - beta * self.rows[k][2].ball() for k in (i, j))
-        return self._two_term_root(root, c0, c1, lambda x: x.log(analytic=analytic))
+        cs = [self.rows[k][1].ball() - beta * self.rows[k][2].ball() for k in _rows_of(root)]
+        return self._crossing(root, cs, lambda x: x.log(analytic=analytic),
+                              lambda x: x.sqrt(analytic=analytic))
 
     def loss_sup(self):
         """None when P has a component beyond Q's extreme means (the loss rises without
@@ -355,6 +389,20 @@ class LaplacePair(CertifiedPair):
                 num, den = (aq, ap) if not ap.is_zero() else (bq, bp)
                 out.append((self._edge(j), self._edge(j + 1), ExactBeta(num, den)))
         return out
+
+
+def _rows_of(root: Root) -> Tuple[int, ...]:
+    """The rows whose coefficients the crossing ``root`` solves for (its key's indices)."""
+    return root.key[:2] if len(root.key) == 2 else root.key[:3]
+
+
+def _one_quadratic_root(terms, signs) -> bool:
+    """Three exponentials at equally spaced rates whose outer coefficients differ in sign:
+    one crossing, in closed form (``GaussianPair._quadratic_root``)."""
+    if len(terms) != 3:
+        return False
+    (_, l0, _), (_, l1, _), (_, l2, _) = terms
+    return l1 - l0 == l2 - l1 and signs[0] != signs[2]
 
 
 def _expsum(terms) -> ExpSum:

@@ -175,8 +175,8 @@ def _refined(nodes: Grid, found: Enclosure, digits: int, loss, eps: Fraction
     it sits at its aim, e^drop M_T(c), within a factor 2 either way: the plan's first aim
     is set by the integrand's peak, far above delta when delta_T(eps) is much smaller than
     the saddle suggests; a bound far below its aim does not follow it, as the closed form
-    of Gaussian shifts), else double the range; else raise the precision (``_more_bits``).  None when
-    more nodes are needed than the budget (``_budget``)."""
+    of Gaussian shifts), else double the range; else raise the precision (``_more_bits``).
+    None when more nodes are needed than the budget (``_budget``)."""
     plan = nodes.plan
     with flint.ctx.workprec(plan.prec):
         scale = max(found.total.lower(), arb(0))
