@@ -18,6 +18,10 @@ Groups (``--only``):
     the same direction (``bench_core.peer``: the remove part of its subsampled Gaussian
     PLD composed k times); and the Laplace pair Lap(1, 1/2) vs Lap(0, 1/2) at k = 4
     (target 10 s) beside dp_accounting's Laplace PLD.
+  * ``heterogeneous``: the first 3, 4 and 8 of eight different Poisson-subsampled
+    Gaussians (``STEPS``: sigma 4/5 .. 3/2, q 1/20 .. 1/4), delta(1), one direction, with
+    the self-compositions' targets (3, 10, 60 s), beside dp_accounting's remove PLDs of
+    the same steps composed.
   * ``accountant``: a typical DP-SGD history (sigma = 1, q = 1e-3, T = 10^4,
     eps(1e-5)) through ``refacct.accountants.DpAccountant`` (a proven bracket, default width
     1/100) beside dp_accounting's PLD accountant (no goal);
@@ -35,6 +39,7 @@ import argparse
 import importlib
 import sys
 import time
+from fractions import Fraction
 from itertools import product
 from pathlib import Path
 
@@ -42,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_core import peer, run_limited  # noqa: E402
-from refacct import Gaussian, Laplace, Mixture, Pair, delta  # noqa: E402
+from refacct import Composition, Gaussian, Laplace, Mixture, Pair, delta  # noqa: E402
 from refacct.errors import InputError  # noqa: E402
 from refacct.mechanisms import RELATIONS  # noqa: E402
 from refacct.validation.cases import case_from_json  # noqa: E402
@@ -81,6 +86,19 @@ def subsampled_gaussian() -> Pair:
     return Pair(Mixture([("9/10", g0), ("1/10", Gaussian(1, 1))]), g0)
 
 
+# (sigma, q) of the heterogeneous rows' steps, the first k of them
+STEPS = [("4/5", "1/10"), ("9/10", "1/20"), ("1", "1/10"), ("11/10", "1/5"), ("6/5", "1/10"),
+         ("13/10", "1/8"), ("7/5", "1/10"), ("3/2", "1/4")]
+
+
+def different_steps(k: int) -> Composition:
+    """The first k of ``STEPS``: (1 - q) N(0, s^2) + q N(1, s^2) vs N(0, s^2) each."""
+    def one(sigma, q):
+        g0 = Gaussian(0, sigma)
+        return Pair(Mixture([(1 - Fraction(q), g0), (Fraction(q), Gaussian(1, sigma))]), g0)
+    return Composition.of(*[one(Fraction(s), q) for s, q in STEPS[:k]])
+
+
 def laplace_pair() -> Pair:
     return Pair(Laplace(1, "1/2"), Laplace(0, "1/2"))
 
@@ -106,6 +124,10 @@ def rows(only):
                 for k, target in ((3, 3), (4, 10), (8, 60))]
         out += [("Laplace k=4", "Lap(1,1/2) vs Lap(0,1/2), delta(1)",
                  (_refacct_pair, laplace_pair(), 4, "1"), (_peer_laplace, 4), 10)]
+    if only in (None, "heterogeneous"):
+        out += [(f"{k} different steps", "subsampled Gaussians, delta(1), one direction",
+                 (_refacct_steps, k, "1"), (_peer_steps, k), target)
+                for k, target in ((3, 3), (4, 10), (8, 60))]
     if only in (None, "accountant"):
         out += [("DpAccountant T=10^4", "eps(1e-5), sigma 1, q 1e-3", (_refacct_accountant,),
                  (_peer_poisson_eps,), None)]
@@ -188,6 +210,28 @@ def _peer_poisson(k):
     return None if found is None else found[1]
 
 
+def _refacct_steps(k, eps):
+    start = time.perf_counter()
+    result = delta(different_steps(k), eps, digits=DIGITS)
+    return _digits(result), time.perf_counter() - start
+
+
+def _peer_steps(k):
+    """Seconds of dp_accounting's remove PLDs of the k steps, composed, at delta(1)."""
+    try:
+        import dp_accounting as dpa
+    except ImportError:
+        return None
+    start = time.perf_counter()
+    plds = [dpa.pld.privacy_loss_distribution.from_gaussian_mechanism(
+        float(Fraction(s)), sampling_prob=float(Fraction(q))) for s, q in STEPS[:k]]
+    total = plds[0]
+    for pld in plds[1:]:
+        total = total.compose(pld)
+    total._pmf_remove.get_delta_for_epsilon(1.0)
+    return time.perf_counter() - start
+
+
 def _peer_laplace(k):
     """Seconds of dp_accounting's PLD of the Laplace mechanism b = 1/2 (``bench_core.peer``)."""
     found = peer("Laplace", k)
@@ -203,6 +247,7 @@ def _met(digits: str, seconds, target) -> bool:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=("catalogue", "catalogue3", "mixed", "deep",
+                                           "heterogeneous",
                                            "accountant", "certified"))
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="give up on a row after this many seconds (default: never)")
