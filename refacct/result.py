@@ -220,12 +220,13 @@ def _mpf_of(man: int, exp: int) -> mpmath.mpf:
 
 def midpoint_radius(lower, upper) -> Tuple[mpmath.mpf, mpmath.mpf]:
     """(value, abs_error) = (midpoint, half-width rounded up) of the enclosure [lower,
-    upper] (+inf, +inf for an infinite upper end)."""
+    upper] (+inf, +inf for an infinite upper end); the midpoint is rounded, so the
+    half-width is the larger distance to either end, and value +- abs_error holds both."""
     with mp.workprec(max(mp.prec, 256)):
         if mpmath.isinf(upper):
             return upper, mp.inf
         mid = (lower + upper) / 2
-        return mid, mp.fsub(upper, mid, rounding="c")
+        return mid, max(mp.fsub(upper, mid, rounding="c"), mp.fsub(mid, lower, rounding="c"))
 
 
 def _outward(value, shift) -> mpmath.mpf:

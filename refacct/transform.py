@@ -40,8 +40,8 @@ from .engines.transform.orders import attained
 from .errors import InputError
 from .maximum import combine
 from .mechanisms.relations import MixedOrders
-from .exact import mpf_parts, to_mpf
-from .result import DeltaResult, EpsilonResult, midpoint_radius
+from .exact import to_mpf
+from .result import DeltaResult, EpsilonResult, exact_rational, midpoint_radius
 
 __all__ = ["Transform", "TRANSFORM"]
 
@@ -100,13 +100,7 @@ def _log_ends(alpha: Fraction, digits: int) -> Tuple[Fraction, Fraction]:
     """Dyadic rationals eps_lo <= ln alpha <= eps_hi about 2^-(4 digits + 96) apart."""
     with flint.ctx.workprec(4 * digits + 128):
         lo, hi = arb_ends(to_arb(alpha).log())
-    return _fraction(lo), _fraction(hi)
-
-
-def _fraction(x) -> Fraction:
-    """An mpf's exact binary value."""
-    man, exp = mpf_parts(x)
-    return man * Fraction(2) ** exp
+    return exact_rational(lo), exact_rational(hi)
 
 
 def _at_or_beyond_sup(loss, eps: Fraction) -> bool:
@@ -223,7 +217,7 @@ def _maximum(target: MixedOrders, loss, request: Request, found, grid):
         elif request.kind == "alpha":
             at = _log_ends(found.alpha, request.digits)[0]
         else:
-            at = _fraction(found.upper)
+            at = exact_rational(found.upper)
         runs = attained(loss, grid, at, on_grid(grid, at))
     label = ", ".join(f"j={a}" if a == b else f"j={a}..{b}" for a, b in runs)
     return combine(request.kind, [(label, found)], target.bound)
