@@ -249,7 +249,8 @@ def _one(engine: Engine, target, request: Request):
     if isinstance(target, Dominated) and not engine.entries:
         return over_terms(target, request.kind,
                           lambda pair, q: _staged(engine, pair, request.at(q)),
-                          request.queries[0])
+                          request.queries[0],
+                          lambda pair, q: engine.ceiling(pair, request.at(q)))
     return _staged(engine, target, request)
 
 

@@ -100,6 +100,13 @@ class Engine:
         take no time."""
         return not self.batch
 
+    def ceiling(self, target, request: Request):
+        """A proven upper end of the answer to ``request``'s one query, far cheaper than the
+        answer, as a result whose enclosure is [0, that end] (``proven``), or None.  The
+        door leaves out a term of a catalogue entry whose ceiling lies below another
+        term's answer (``refacct.maximum.over_terms``)."""
+        return None
+
     def known(self, target, request: Request):
         """A result known without computing (the time limit ran out before the first
         attempt ended), or None."""

@@ -3,14 +3,18 @@
     delta(eps) = max_i delta_i(eps),   eps(delta) = max_i eps_i(delta)
 
 (max_i delta_i(eps) <= delta iff every delta_i(eps) <= delta).  Error bounds: |max_i v_i -
-max_i t_i| <= max_i |v_i - t_i|, so the bound of the maximum is the largest term bound; of
-enclosed values, the maximum lies in [max of lower ends, max of upper ends].  Every engine
+max_i t_i| <= max_i |v_i - t_i|, so the bound of the maximum is the largest term bound, over
+the terms that may attain it (a term j with v_j + e_j below v_b - e_b has t_j < t_b, so the
+maximum is the one over the others); of enclosed values, the maximum lies in [max of lower
+ends, max of upper ends].  Every engine
 that answers a catalogue entry term by term combines here.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, List, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import mpmath
 
 from . import progress
 from .exact import many as is_many
@@ -63,7 +67,7 @@ def maximum_epsilon(results: Sequence[Tuple[str, EpsilonResult]],
 
 def _combine(bound: str, results, cls, extra):
     best, attained = _attained(results)
-    err = max(r.abs_error for _, r in results)
+    err = max(r.abs_error for label, r in results if label in attained)
     method = best.method if len(results) == 1 else (
         best.method + f"; max over {len(results)} terms ({', '.join(n for n, _ in results)})")
     engines = sorted({r.engine for _, r in results if r.engine})
@@ -99,14 +103,34 @@ def combine(kind: str, results: Sequence[Tuple[str, object]], bound: str):
     return (maximum_epsilon if kind == "epsilon" else maximum)(results, bound)
 
 
-def over_terms(entry, kind: str, run: Callable, queries) -> Union[object, List[object]]:
+def over_terms(entry, kind: str, run: Callable, queries,
+               ceiling: Optional[Callable] = None) -> Union[object, List[object]]:
     """``run(pair, query)`` for every term of the catalogue entry ``entry`` (its ``terms``
     and ``bound``) and every query (one or a list: then a list), each with its share of a
-    time limit, maximised per query (``combine``)."""
+    time limit, maximised per query (``combine``).  ``ceiling(pair, query)``: a proven
+    upper end of a term's answer, cheap (a result enclosing [0, it], or None); the terms
+    run in the order of their ceilings, highest first, and a term whose ceiling lies below
+    the largest lower end found is left out, its ceiling standing in its place: it cannot
+    attain the maximum."""
     single = not is_many(queries)
     qs = [queries] if single else list(queries)
-    per_term = [(label, [run(pair, q) for q in progress.shared(qs)])
-                for label, pair in progress.shared(entry.terms)]
-    out = [combine(kind, [(label, rs[i]) for label, rs in per_term], entry.bound)
-           for i in range(len(qs))]
+    out = [_maximum_of_terms(entry, kind, run, q, ceiling) for q in progress.shared(qs)]
     return out[0] if single else out
+
+
+def _maximum_of_terms(entry, kind: str, run: Callable, query, ceiling: Optional[Callable]):
+    terms = list(entry.terms)
+    tops = {label: ceiling(pair, query) if ceiling and len(terms) > 1 else None
+            for label, pair in terms}
+    order = sorted(terms, key=lambda term: _height(tops[term[0]]), reverse=True)
+    found: Dict[str, object] = {}
+    for label, pair in progress.shared(order):
+        top, floor = tops[label], max((r.lower for r in found.values()), default=None)
+        found[label] = top if top is not None and floor is not None and top.upper < floor \
+            else run(pair, query)
+    return combine(kind, [(label, found[label]) for label, _ in terms], entry.bound)
+
+
+def _height(top) -> object:
+    """The sort key of a ceiling: its upper end, +inf where there is none."""
+    return mpmath.inf if top is None else top.upper

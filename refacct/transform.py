@@ -33,6 +33,7 @@ from mpmath import mp
 from . import guards
 from .engine import Engine, Request
 from .engines.arb import arb_ends, dyadic_mpf, flint, to_arb
+from .engines.transform.chernoff import delta_ceiling, epsilon_ceiling
 from .engines.transform.epsilon import epsilon_bracket
 from .engines.transform.inversion import Grid, delta_enclosure, on_grid
 from .engines.transform.mgf import loss_of
@@ -188,6 +189,27 @@ class Transform(Engine):
             return str(exc)
         return None
 
+    def ceiling(self, target, request: Request):
+        """The Chernoff ceiling (``engines.transform.chernoff``) of delta_T(eps), of H_alpha
+        (delta_T at a dyadic eps <= ln alpha: delta_T decreases in eps) for alpha > 0, or of
+        eps_T(delta) for 0 < delta < 1; None elsewhere, for the maximum over orders (its
+        own search) and where M_T is not finite."""
+        if isinstance(target, MixedOrders):
+            return None
+        loss, q = loss_of(target, request.steps), request.queries[0]
+        if request.kind == "epsilon":
+            top = epsilon_ceiling(loss, q) if 0 < q < 1 else None
+            return None if top is None else _ceiling(
+                EpsilonResult, top, request.digits, "eps <= (ln K(c) + ln M_T(c) - ln delta) / c",
+                delta_target=q)
+        if request.kind == "alpha" and q == 0:
+            return None
+        eps = _log_ends(q, request.digits)[0] if request.kind == "alpha" else q
+        top = delta_ceiling(loss, eps)
+        return None if top is None else _ceiling(
+            DeltaResult, top, request.digits, "delta <= K(c) M_T(c) e^(-c eps)",
+            **({"alpha": q} if request.kind == "alpha" else {"eps": q}))
+
     def answer(self, target, request: Request) -> List:
         """``target`` composed ``request.steps`` times (a public mixture's T-fold
         composition is never built: ``engines.transform.public``)."""
@@ -204,6 +226,16 @@ class Transform(Engine):
                 found = _maximum(target, loss, request, found, grid)
             results.append(found)
         return results
+
+
+def _ceiling(cls, top, digits: int, bound: str, **query):
+    """A result enclosing [0, top] (``Transform.ceiling``), ``bound`` its formula."""
+    with flint.ctx.workprec(128):
+        upper = arb_ends(top)[1]
+    value, radius = midpoint_radius(mp.zero, upper)
+    return cls(value, radius, f"Chernoff bound {bound} at one c > 0 "
+               f"(engines.transform.chernoff)", digits, enclosure=(mp.zero, upper),
+               proven=True, **query)
 
 
 def _maximum(target: MixedOrders, loss, request: Request, found, grid):

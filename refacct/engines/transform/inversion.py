@@ -43,7 +43,7 @@ from ...errors import OutOfReach
 from .mgf import log_mgf_row
 
 __all__ = ["Plan", "Enclosure", "Grid", "grid", "on_grid", "enclose", "delta_enclosure",
-           "trapezoid"]
+           "trapezoid", "log_k"]
 
 MAX_ROUNDS = 12
 MAX_NODES = 8192   # nodes on each side of 0 where each value is its own integral (seconds each)
@@ -86,6 +86,12 @@ class Enclosure:
         lo, hi = self.ends()
         with flint.ctx.workprec(self.prec + 64):
             return bool(lo > 0 and hi - lo <= arb(10) ** (-digits) * lo)
+
+
+def log_k(c: "arb") -> "arb":
+    """ln K(c) = c ln c - (1 + c) ln(1 + c), K(c) = max_{y > 0} (1 - e^{-y}) e^{-c y} (the
+    Chernoff factor of A_+, module docstring)."""
+    return c * c.log() - (1 + c) * (1 + c).log()
 
 
 def trapezoid(logs: Sequence["acb"], c: "arb", h: "arb", e: "arb") -> "arb":
@@ -140,8 +146,7 @@ def on_grid(found: Grid, eps: Fraction) -> Enclosure:
         r = (-two_pi * c / h).exp()
         below = r / (1 - r)
         s = (-two_pi * (c2 - c) / h).exp()
-        chernoff = (c2 * c2.log() - (1 + c2) * (1 + c2).log() + found.chernoff
-                    - c2 * e).exp()
+        chernoff = (log_k(c2) + found.chernoff - c2 * e).exp()
         above = chernoff * s / (1 - s)
         return Enclosure(total, truncation, below, above, plan.prec)
 
@@ -280,7 +285,7 @@ def _log_above(loss, eps: Fraction, c: Fraction, c2: Fraction, h: Fraction) -> m
     - 2 pi (c2 - c) / h, at 80 bits (+inf where not finite)."""
     with flint.ctx.workprec(80):
         x = to_arb(c2)
-        v = (x * x.log() - (1 + x) * (1 + x).log() + loss.log_mgf(acb(x)).real
+        v = (log_k(x) + loss.log_mgf(acb(x)).real
              - x * to_arb(eps) - 2 * arb.pi() * (x - to_arb(c)) / to_arb(h))
         return arb_mid_rad(v)[0] if v.is_finite() else mp.inf
 
