@@ -183,3 +183,11 @@ def test_auto_takes_the_transform_for_the_poisson_laplace_entry():
     bracket = refacct.epsilon(entry, "1e-5", steps=1000, method="bracket", width="1e-3")
     assert found.engine == "transform" and found.verified_digits >= 20
     assert bracket.lower <= found.lower <= found.upper <= bracket.upper
+
+
+def test_an_enclosure_next_to_one_ends_at_one():
+    """delta = sup_S P(S) - e^eps Q(S) <= 1: Laplace b 1, 1000 steps, delta(1/10) lies
+    within 1e-38 of 1 (eps(1e-5) is 474), and its enclosure's upper end is 1, not above."""
+    r = refacct.delta(build(laplace(1), "none", "add-remove"), "1/10", steps=1000,
+                      method="transform")
+    assert r.proven and r.upper == 1 and r.verified_digits >= 20

@@ -76,10 +76,12 @@ class Enclosure:
     prec: int
 
     def ends(self) -> Tuple["arb", "arb"]:
-        """Exact lower and upper bounds on delta_T(eps) (the lower one clipped at 0)."""
+        """Exact lower and upper bounds on delta_T(eps), clipped to [0, 1] (delta_T(eps) =
+        sup_S P(S) - e^eps Q(S) <= 1)."""
         with flint.ctx.workprec(self.prec):
             lo = (self.total - self.truncation - self.below - self.above).lower()
-            return max(lo, arb(0)), (self.total + self.truncation).upper()
+            return min(max(lo, arb(0)), arb(1)), min((self.total + self.truncation).upper(),
+                                                      arb(1))
 
     def narrow(self, digits: int) -> bool:
         """Is the width at most 10^-digits of the lower end?"""
