@@ -253,6 +253,33 @@ def _transformed() -> Iterator[Dict]:
                 {"scheme": "wor", "n": 100, "batch": 1}, "substitution", 1000,
                 note="sampling without replacement, substitution, many steps: the maximum "
                      "over the orders of the two directions (001 Sec. 7)")
+    yield from _many_steps()
+
+
+def _many_steps() -> Iterator[Dict]:
+    """Every other relation, sampling scheme and family the transform takes at DP-SGD
+    scale, one case each: Poisson substitution and zero-out, groups, truncated Poisson under
+    its three relations, WOR add-remove, and the Laplace mechanism alone (where
+    dp_accounting's PLD answers below the truth, docs/benchmarks.md) and WOR-subsampled."""
+    for relation, q, steps in (("substitution", "1e-2", 1000), ("zero-out", "1e-3", 10_000)):
+        yield _case(f"gauss-poisson-{relation}-s1-q{q}-T{steps}", _gaussian("1"), _poisson(q),
+                    relation, steps, note="Poisson-subsampled Gaussian, many steps")
+    yield _case("group2-poisson-add-remove-s2-q1e-2-T1000", _gaussian("2"), _poisson("1e-2"),
+                "add-remove", 1000, group=2,
+                note="group privacy of the Poisson-subsampled Gaussian, many steps")
+    for relation in ("add-remove", "zero-out", "replace-one"):
+        yield _case(f"truncpoisson-{relation}-p1_100-T1000", _gaussian("1"),
+                    {"scheme": "truncated-poisson", "n": 1000, "p_sample": "1/100",
+                     "max_batch": 12}, relation, 1000,
+                    note="truncated Poisson sampling, many steps (004 Thm 3.1)")
+    for family, steps in ((_gaussian("2"), 1000), ({"family": "laplace", "scale": "2"}, 1000)):
+        name = "gauss" if family["family"] == "gaussian" else "laplace"
+        yield _case(f"{name}-wor-add-remove-n1000-batch10-T{steps}", family,
+                    {"scheme": "wor", "n": 1000, "batch": 10}, "add-remove", steps,
+                    note="sampling without replacement, add-remove, many steps")
+    for b, steps in (("1", 1000), ("10", 10_000), ("50", 10_000)):
+        yield _case(f"laplace-none-add-remove-b{b}-T{steps}", {"family": "laplace", "scale": b},
+                    _NONE, "add-remove", steps, note="unsampled Laplace, many steps")
 
 
 GROUPS = (_unsampled_gaussians, _deterministic, _poisson_gaussians, _laplace,

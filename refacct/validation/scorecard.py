@@ -46,7 +46,7 @@ QUICK = ("gauss-none-add-remove-s1-T1", "gauss-none-zero-out-s10-T100",
          "wor-substitution-s1-b10-T1", "form-count-rr-p3_5-T10",
          "form-repeated-gauss-poisson-s1-q1e-2-T2", "form-list-gauss-poisson-s1-q1e-2-T2",
          "hetero-poisson-s1q1e-2x1-s2q1_10x1", "tradeoff-gauss-none-s2-T1",
-         "tradeoff-laplace-poisson-b1-q1_10-T1")
+         "tradeoff-laplace-poisson-b1-q1_10-T1", "laplace-wor-add-remove-n1000-batch10-T1000")
 # Known causes, first match wins: (accountant prefix or prefixes, reason pattern, case-name
 # pattern, cause, explanation).  Each was read off the peer's source or checked with its reproducer.
 CAUSES: Tuple[Tuple[object, str, str, str, str], ...] = (
