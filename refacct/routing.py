@@ -31,7 +31,12 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   subsampled Gaussians: truncated Poisson sampling), the Laplace factors
   have at least ``LAPLACE_MIN_OFF_ATOMS`` = 50 steps off their loss's atoms in expectation
   (``engines.transform.laplace``: the truncation bound's floor, the atoms' share to the
-  power T, is then about e^-50), the record (or group) is used in at least
+  power T, is then about e^-50; Laplace shifts beyond ``LAPLACE_MAX_STEPS``, where the
+  alternative is a proven bracket of 1 to 3 digits, from ``LAPLACE_BEYOND_OFF_ATOMS`` = 2:
+  the transform's floor then limits its digits, which it reports, and at b 100 it gave
+  2 to 3 digits at 400 steps, 4 to 5 at 1000, 8 to 9 at 3000, 20 from 10^4 in 1 to 8 s,
+  the bracket 1 to 3 in 1 to 250 s; at b 1000, T 1000 (0.5 steps off the atoms) both
+  give 0 to 2), the record (or group) is used in at least
   ``TRANSFORM_MIN_USES`` = 1 step in expectation (sum_i T_i q_i, a group of g counting
   1 - (1 - q)^g for q, ``engines.transform.mgf.Product.uses``: with fewer uses the loss is
   nearly a lattice of few active steps, and only the decay bound for few steps below
@@ -117,7 +122,7 @@ __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX
            "EXACT_MAX_STEPS",
            "MAX_MIXED_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_STEPS", "TRANSFORM_MIN_RATE",
            "FEW_STEPS_MIN_USES", "FEW_STEPS_MIN_SPREAD",
-           "LAPLACE_MIN_OFF_ATOMS", "ENGINES",
+           "LAPLACE_MIN_OFF_ATOMS", "LAPLACE_BEYOND_OFF_ATOMS", "ENGINES",
            "SHUFFLED_ENGINES", "Route", "compositions", "self_composition", "route_pair",
            "route_entry"]
 
@@ -130,6 +135,7 @@ MAX_MIXED_STEPS = 7
 TRANSFORM_MIN_USES = 1
 TRANSFORM_MIN_STEPS = 100
 LAPLACE_MIN_OFF_ATOMS = 50
+LAPLACE_BEYOND_OFF_ATOMS = 2
 TRANSFORM_MIN_RATE = Fraction(1, 10 ** 5)
 FEW_STEPS_MIN_USES = Fraction(1, 100)
 FEW_STEPS_MIN_SPREAD = 1
@@ -235,7 +241,8 @@ def _transformed(x, times: int = 1) -> bool:
     at least ``TRANSFORM_MIN_STEPS`` compositions where a factor is subsampled, the
     record used in at least ``TRANSFORM_MIN_USES`` steps in expectation and no
     sampling rate below ``TRANSFORM_MIN_RATE`` (subsampled factors), and at least
-    ``LAPLACE_MIN_OFF_ATOMS`` steps off the loss's atoms (Laplace factors)?"""
+    ``LAPLACE_MIN_OFF_ATOMS`` steps off the loss's atoms (Laplace factors), or
+    ``LAPLACE_BEYOND_OFF_ATOMS`` for Laplace shifts beyond ``LAPLACE_MAX_STEPS``?"""
     for pair in _terms(x):
         try:
             loss = loss_of(pair)
@@ -243,9 +250,11 @@ def _transformed(x, times: int = 1) -> bool:
             return False
         uses, off = times * loss.uses(), times * loss.off_atoms()
         steps = times * compositions(pair)[0]
+        least = LAPLACE_BEYOND_OFF_ATOMS if not uses and steps > LAPLACE_MAX_STEPS else \
+            LAPLACE_MIN_OFF_ATOMS
         if not (uses or off) or 0 < uses < TRANSFORM_MIN_USES or \
                 uses and steps < TRANSFORM_MIN_STEPS or \
-                0 < off < LAPLACE_MIN_OFF_ATOMS or loss.least_rate() < TRANSFORM_MIN_RATE:
+                0 < off < least or loss.least_rate() < TRANSFORM_MIN_RATE:
             return False
     return True
 
@@ -291,7 +300,8 @@ def _by_transform(x, total: int, continuous: bool, fallback: Optional[Route],
                f"{TRANSFORM_MIN_USES} steps in expectation in >= {TRANSFORM_MIN_STEPS} "
                f"steps, sampling rates >= "
                f"{TRANSFORM_MIN_RATE}, Laplace shifts >= {LAPLACE_MIN_OFF_ATOMS} steps off "
-               f"their atoms: the transform")
+               f"their atoms (>= {LAPLACE_BEYOND_OFF_ATOMS} beyond {LAPLACE_MAX_STEPS} "
+               f"steps): the transform")
     return Route(x, steps, TRANSFORM, why, fallback)
 
 

@@ -96,8 +96,13 @@ def test_only_one_laplace_ratio_is_a_closed_form():
 
 def test_routing_takes_the_closed_form_up_to_its_limit():
     """A Laplace entry without sampling: the standard engines (the closed form) up to
-    ``LAPLACE_MAX_STEPS`` compositions, a proven bracket beyond."""
-    make = lambda T: build(laplace("10"), "none", "add-remove", steps=T)  # noqa: E731
+    ``LAPLACE_MAX_STEPS`` compositions; beyond, the transform (the bracket its fallback)
+    from ``LAPLACE_BEYOND_OFF_ATOMS`` steps off the atoms in expectation (T e0 / (2 (1 +
+    e0)): 13.7 at b 10, 0.15 at b 1000), else a proven bracket."""
+    def make(scale):
+        return lambda T: build(laplace(scale), "none", "add-remove", steps=T)
     limit = routing.LAPLACE_MAX_STEPS
-    assert not routing.route_entry(make, limit).bracket
-    assert routing.route_entry(make, limit + 1).bracket
+    assert not routing.route_entry(make("10"), limit).bracket
+    beyond = routing.route_entry(make("10"), limit + 1)
+    assert beyond.engine.name == "transform" and beyond.fallback.bracket
+    assert routing.route_entry(make("1000"), limit + 1).bracket
