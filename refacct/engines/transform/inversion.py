@@ -27,6 +27,25 @@ e^{-c eps} D(Nh) / (pi h N).
 So delta_T(eps) lies in [S_N - E - A_- - A_+, S_N + E], S_N an Arb ball.  The parameters
 (c at the saddle point of ln M_T(c) - c eps - ln(c (c + 1)), c2, h, N) only steer: the
 enclosure holds for any of them, and a poor choice shows as width, never as error.
+
+**The inner strip, for delta near 1.**  Where eps lies far below the loss's mean the saddle
+of Re z > 0 tends to c = 0 and A_- to 1.  On -1 < c < 0 the same integrand transforms
+-u(x), u(x) = E_P[min(1, e^{x - L_T})] = 1 - delta_T(x) (the transform of -min(1, e^{eps
+- x}) there is e^{-z eps} / (z (z + 1)); it is the residue M_T(0) = 1 at z = 0 that moves
+the contour across), and M_T(c) = E_Q[(p / q)^{1 + c}] <= 1 is finite for every pair.  Now
+S = -sum_k e^{2 pi c k / h} u(eps + 2 pi k / h), and with u in [0, 1] increasing:
+
+* k > 0: at most r / (1 - r), r = e^{-2 pi |c| / h} (u <= 1);
+* k < 0: at most M_T(c2) e^{-c2 eps} s / (1 - s), s = e^{-2 pi (c - c2) / h}, for any c2 in
+  [-1, c), by min(1, e^v) <= e^{b v} (b = -c2 in [0, 1]): u(x) <= e^{-c2 x} M_T(c2).
+
+The truncation bound is unchanged (|(c + it)(c + 1 + it)| >= t^2 for real c), so
+
+    delta_T(eps) = 1 - u(eps)  lies in  [1 + S_N - E, 1 + S_N + E + A_- + A_+],
+
+A_- the k > 0 bound and A_+ the k < 0 one (``on_grid``), which keeps the digits of delta
+near 1 with a tolerance set by delta, not by the small u.  The inner strip is taken where
+the Chernoff bound u(eps) <= e^{eps / 2} M_T(-1/2) shows delta_T(eps) > 1/2 (``_inner``).
 """
 from __future__ import annotations
 
@@ -38,7 +57,6 @@ import mpmath
 from mpmath import mp
 
 from ..arb import acb, arb, arb_mid_rad, flint, to_arb
-from ... import progress
 from ...errors import OutOfReach
 from .mgf import log_mgf_row
 
@@ -96,6 +114,12 @@ def log_k(c: "arb") -> "arb":
     return c * c.log() - (1 + c) * (1 + c).log()
 
 
+def chernoff_factor(c2: "arb") -> "arb":
+    """The log of the factor of the A_+ bound at the Chernoff point c2 (module docstring):
+    ln K(c2) on Re z > 0, 0 on the inner strip (c2 in [-1, 0): min(1, e^v) <= e^{-c2 v})."""
+    return log_k(c2) if c2 > 0 else arb(0)
+
+
 def trapezoid(logs: Sequence["acb"], c: "arb", h: "arb", e: "arb") -> "arb":
     """S_N = (h / 2 pi) sum_{|n| <= N} phi(nh) from ln M_T at the nodes n = 0 .. N (phi(-t)
     is the conjugate of phi(t))."""
@@ -137,7 +161,10 @@ def grid(loss, plan: Plan, known: Optional[Grid] = None) -> Grid:
 
 
 def on_grid(found: Grid, eps: Fraction) -> Enclosure:
-    """The enclosure of delta_T(eps) on a grid (module docstring): a sum over its nodes."""
+    """The enclosure of delta_T(eps) on a grid (module docstring): a sum over its nodes.
+    On the inner strip (c < 0) the sum holds -u = delta_T - 1 less its aliasing, so the
+    ball kept is 1 + S_N + A_- + A_+, whose ends less the bounds are those of the module
+    docstring."""
     plan = found.plan
     with flint.ctx.workprec(plan.prec):
         c, c2, h, e = (to_arb(v) for v in (plan.c, plan.c2, plan.h, eps))
@@ -145,11 +172,13 @@ def on_grid(found: Grid, eps: Fraction) -> Enclosure:
         total = found.trapezoid(found.logs, c, h, e)
         tail = plan.n * h
         truncation = (-c * e).exp() * found.decay / (arb.pi() * tail)
-        r = (-two_pi * c / h).exp()
+        r = (-two_pi * abs(c) / h).exp()
         below = r / (1 - r)
-        s = (-two_pi * (c2 - c) / h).exp()
-        chernoff = (log_k(c2) + found.chernoff - c2 * e).exp()
+        s = (-two_pi * abs(c2 - c) / h).exp()
+        chernoff = (chernoff_factor(c2) + found.chernoff - c2 * e).exp()
         above = chernoff * s / (1 - s)
+        if plan.c < 0:
+            total = 1 + total + below + above
         return Enclosure(total, truncation, below, above, plan.prec)
 
 
@@ -226,11 +255,11 @@ def _more_bits(found: Enclosure, digits: int) -> int:
 # --- steering: where the plan starts (choices only; the bounds hold for any) ----------------
 
 def _value(loss, c: Fraction, eps: Fraction) -> mpmath.mpf:
-    """ln M_T(c) - c eps - ln(c (c + 1)): the log of the integrand at t = 0 (+inf where
-    it is not finite at 80 bits: a c too large to steer to)."""
+    """ln M_T(c) - c eps - ln |c (c + 1)|: the log of the integrand's modulus at t = 0
+    (+inf where it is not finite at 80 bits: a c too large to steer to)."""
     with flint.ctx.workprec(80):
         x = to_arb(c)
-        v = loss.log_mgf(acb(x)).real - x * to_arb(eps) - (x * (x + 1)).log()
+        v = loss.log_mgf(acb(x)).real - x * to_arb(eps) - abs(x * (x + 1)).log()
         return arb_mid_rad(v)[0] if v.is_finite() else mp.inf
 
 
@@ -275,47 +304,63 @@ def _upper_c(loss) -> Fraction:
     return Fraction(200) if loss.c_max is None else Fraction(loss.c_max) * 999 / 1000
 
 
-def _saddle(loss, eps: Fraction) -> Fraction:
-    """c at the minimum of ln M_T(c) - c eps - ln(c (c + 1)) (convex in c): there the
-    integrand is nearly a Gaussian in t, and its value at t = 0 bounds delta_T from
-    above up to the factor of the width."""
+def _saddle(loss, eps: Fraction, inner: bool = False) -> Fraction:
+    """c at the minimum of ln M_T(c) - c eps - ln |c (c + 1)| (convex in c on each strip):
+    there the integrand is nearly a Gaussian in t, and its value at t = 0 bounds delta_T
+    (on the inner strip 1 - delta_T) from above up to the factor of the width."""
+    if inner:
+        return -_argmin(lambda s: _value(loss, -s, eps), Fraction(1, 10 ** 9),
+                        1 - Fraction(1, 10 ** 9))
     return _argmin(lambda c: _value(loss, c, eps), Fraction(1, 10 ** 9), _upper_c(loss))
 
 
+def _inner(loss, eps: Fraction) -> bool:
+    """Take the inner strip (module docstring)?  Where 1 - delta_T(eps) <= e^{eps / 2}
+    M_T(-1/2) < 1/2 at 80 bits (steering: either strip gives a valid enclosure)."""
+    with flint.ctx.workprec(80):
+        v = loss.log_mgf(acb(-arb(1) / 2)).real + to_arb(eps) / 2
+        return bool(v < -arb(2).log())
+
+
 def _log_above(loss, eps: Fraction, c: Fraction, c2: Fraction, h: Fraction) -> mpmath.mpf:
-    """ln of the A_+ bound without its factor 1 / (1 - s): ln K(c2) + ln M_T(c2) - c2 eps
-    - 2 pi (c2 - c) / h, at 80 bits (+inf where not finite)."""
+    """ln of the A_+ bound without its factor 1 / (1 - s): ln K(c2) (0 on the inner strip)
+    + ln M_T(c2) - c2 eps - 2 pi |c2 - c| / h, at 80 bits (+inf where not finite)."""
     with flint.ctx.workprec(80):
         x = to_arb(c2)
-        v = (log_k(x) + loss.log_mgf(acb(x)).real
-             - x * to_arb(eps) - 2 * arb.pi() * (x - to_arb(c)) / to_arb(h))
+        v = (chernoff_factor(x) + loss.log_mgf(acb(x)).real
+             - x * to_arb(eps) - 2 * arb.pi() * abs(x - to_arb(c)) / to_arb(h))
         return arb_mid_rad(v)[0] if v.is_finite() else mp.inf
 
 
 def _chernoff_point(loss, eps: Fraction, c: Fraction, h: Fraction) -> Fraction:
-    """c2 > c minimising the A_+ bound."""
+    """c2 minimising the A_+ bound: c2 > c, or on the inner strip c2 in [-1, c)."""
+    if c < 0:
+        return -_argmin(lambda s: _log_above(loss, eps, c, -s, h), -c * Fraction(1000001, 10 ** 6),
+                        Fraction(1))
     return _argmin(lambda c2: _log_above(loss, eps, c, c2, h),
                    c * Fraction(1000001, 1000000), max(_upper_c(loss), 2 * c + 1))
 
 
 def _first_plan(loss, eps: Fraction, digits: int) -> Plan:
-    """c at the saddle (or below it: ``_balanced``), h so that e^{-2 pi c / h} is
-    10^-(digits + 6) of the integrand's value at the saddle (an estimate of delta's scale)
-    and then shrunk until the A_+ bound at its best c2 is too (the k = +1 alias of a
-    subsampled loss is the larger one), and the range where the truncation bound falls
-    below the same."""
-    c = _saddle(loss, eps)
+    """c at the saddle of its strip (``_inner``; or nearer 0: ``_balanced``), h so that
+    e^{-2 pi |c| / h} is 10^-(digits + 6) of delta's scale (the integrand's value at the
+    saddle, or 1/2 on the inner strip) and then shrunk until the A_+ bound at its best c2
+    is too (the k = +1 alias of a subsampled loss is the larger one), and the range where
+    the truncation bound falls below the same."""
+    inner = _inner(loss, eps)
+    c = _saddle(loss, eps, inner)
     with mp.workdps(30):
-        level = _value(loss, c, eps) - (digits + 6) * mp.log(10)   # ln of the tolerance
-        h = _rational(2 * mp.pi * c / max(-level, mp.mpf(1)))
+        scale = -mp.log(2) if inner else _value(loss, c, eps)
+        level = scale - (digits + 6) * mp.log(10)   # ln of the tolerance
+        h = _rational(2 * mp.pi * abs(c) / max(-level, mp.mpf(1)))
         c = _balanced(loss, eps, c, _chernoff_point(loss, eps, c, h), h, level)
-        h = _rational(2 * mp.pi * c / max(-level, mp.mpf(1)))
+        h = _rational(2 * mp.pi * abs(c) / max(-level, mp.mpf(1)))
         c2 = _chernoff_point(loss, eps, c, h)
         for _ in range(8):
             excess = _log_above(loss, eps, c, c2, h) - level
             if excess <= 0:
                 break
-            gap = 2 * mp.pi * _mpf(c2 - c) / _mpf(h)   # raise the gap by the excess
+            gap = 2 * mp.pi * abs(_mpf(c2 - c)) / _mpf(h)   # raise the gap by the excess
             h = h / 2 if mpmath.isinf(excess) else _rational(_mpf(h) * gap / (gap + excess + 1))
             c2 = _chernoff_point(loss, eps, c, h)
         n = _nodes(loss, c, eps, h, level)
@@ -323,9 +368,9 @@ def _first_plan(loss, eps: Fraction, digits: int) -> Plan:
         prec = int(3.33 * digits) + 64 + n.bit_length() + int((peak - level) / mp.log(2)) \
             - int(3.33 * (digits + 6))
         # the truncation bound at the tolerance when D = e^drop M_T(c), a digit to spare
-        drop = _rational(level - peak - mp.log(_mpf(c * (c + 1))) + mp.log(mp.pi * n * _mpf(h))
-                         - mp.log(10))
-    return Plan(c, c2, h, n, prec, min(drop, Fraction(-1)), eps)
+        drop = _rational(level - peak - mp.log(abs(_mpf(c * (c + 1))))
+                         + mp.log(mp.pi * n * _mpf(h)) - mp.log(10))
+    return Plan(c, c2, h, n, max(prec, 64), min(drop, Fraction(-1)), eps)
 
 
 def _nodes(loss, c: Fraction, eps: Fraction, h: Fraction, level: mpmath.mpf) -> int:
@@ -354,15 +399,17 @@ def _budget(loss) -> int:
 
 def _balanced(loss, eps: Fraction, c: Fraction, c2: Fraction, h: Fraction,
               level: mpmath.mpf) -> Fraction:
-    """c, or a c below it where the two aliasing bounds allow the same h when the k = +1
-    one allows less: A_- needs 2 pi c / h >= L_- = -level, A_+ needs 2 pi (c2 - c) / h >=
-    L_+ = ln K(c2) + ln M_T(c2) - c2 eps - level, equal at c2 L_- / (L_- + L_+) (c2 nearly
-    fixed: the Chernoff point of the far tail); at least c / 8."""
+    """c, or a c nearer 0 where the two aliasing bounds allow the same h when the A_+ one
+    allows less: A_- needs 2 pi |c| / h >= L_- = -level, A_+ needs 2 pi |c2 - c| / h >= L_+
+    = ln K(c2) + ln M_T(c2) - c2 eps - level, equal at c2 L_- / (L_- + L_+) (c2 nearly
+    fixed: the Chernoff point of the far tail; c between 0 and c2 on either strip); at
+    least |c| / 8 from 0."""
     low = -level
-    high = _log_above(loss, eps, c, c2, h) + 2 * mp.pi * _mpf(c2 - c) / _mpf(h) - level
-    if not mpmath.isfinite(high) or (c2 - c) * low >= c * high:
+    high = _log_above(loss, eps, c, c2, h) + 2 * mp.pi * abs(_mpf(c2 - c)) / _mpf(h) - level
+    if not mpmath.isfinite(high) or abs(c2 - c) * low >= abs(c) * high:
         return c
-    return max(_rational(_mpf(c2) * low / (low + high)), c / 8)
+    moved = _rational(_mpf(c2) * low / (low + high))
+    return moved if abs(moved) >= abs(c) / 8 else c / 8
 
 
 def _log_truncation(loss, c: Fraction, eps: Fraction, t: mpmath.mpf) -> mpmath.mpf:

@@ -50,7 +50,8 @@ class LaplaceShift:
         """M(z) of one step (module docstring)."""
         e0 = to_arb(self.e0)
         w = z + acb(arb(1) / 2)
-        return (-e0 / 2).exp() * ((w * e0).cosh() + (w * e0).sinh() / (2 * w))
+        # sinh(w e0) / (2 w) = (e0 / 2) sinc(i w e0): finite at w = 0 (c = -1/2)
+        return (-e0 / 2).exp() * ((w * e0).cosh() + e0 / 2 * (acb(0, 1) * w * e0).sinc())
 
     def log_mgf(self, z: "acb") -> "acb":
         return self.steps * power_log(self.one_step(z))

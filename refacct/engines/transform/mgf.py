@@ -1,6 +1,6 @@
 """Moment generating functions of the privacy loss, M(z) = E_P[e^{z L}] = E_Q[(p/q)^{1+z}]
-(001 Definition 5 for L), at complex z with Re z = c > 0, as Arb balls, for the transform
-engine (``inversion``).
+(001 Definition 5 for L), at complex z with Re z = c > 0 or on the inner strip -1 < c < 0
+(where M(c) <= 1 for every pair), as Arb balls, for the transform engine (``inversion``).
 
 A ``Loss`` is the loss of a whole composition: ``log_mgf(z)`` is ln M_T(z) = sum_i T_i ln
 M_i(z) (any branch: exp(T ln M) = M^T for integer T), ``decay(c, t, drop)`` an upper bound
@@ -228,9 +228,10 @@ class SubsampledGaussian:
         ``sign`` psi > 0 (the likelihood-ratio order signs the first factor, psi the
         second), so Im u = arg(A / B) >= 0 and |e^{itu}| <= 1 for t >= 0.  Projecting the
         terms on their arc's bisector, |B / e_l| >= cos(g psi / (2 s^2)) (B / e_l)(x), and
-        |A / e_l| <= (A / e_l)(x), |phi_s(x + i psi - l)| = phi_s(x - l) e^{psi^2 / (2
-        s^2)}: so |f_t(x + i psi)| <= F(psi) f_c(x), F(psi) = e^{psi^2 / (2 s^2)}
-        cos(g psi / (2 s^2))^{-c}, f_c the real integrand at t = 0.
+        |A / e_l| <= (A / e_l)(x) (|B / e_l| alike, which bounds |B|^{-c} for c < 0),
+        |phi_s(x + i psi - l)| = phi_s(x - l) e^{psi^2 / (2 s^2)}: so |f_t(x + i psi)| <=
+        F(psi) f_c(x), F(psi) = e^{psi^2 / (2 s^2)} cos(g psi / (2 s^2))^{-max(c, 0)}, f_c
+        the real integrand at t = 0.
 
         **Rule.**  On Im y = eta = ``sign`` theta s^2 / g (0 < theta < pi / 2; the strip 0
         .. 2 eta has half-width |eta|) with step D and nodes x_k = a + k D in [a, b]: the
@@ -253,8 +254,9 @@ class SubsampledGaussian:
         s, g, prec = to_arb(self.sigma), self.top, flint.ctx.prec
         theta = arb.pi() * self._angle(c) / 64
         eta = self.sign * theta * s * s / g
-        far = (2 * theta * theta * s * s / (g * g)).exp() * theta.cos() ** (-c)   # F(2 eta)
-        near = (eta * eta / (2 * s * s)).exp() * (theta / 2).cos() ** (-c)      # F(eta)
+        power = -max(c, arb(0))
+        far = (2 * theta * theta * s * s / (g * g)).exp() * theta.cos() ** power   # F(2 eta)
+        near = (eta * eta / (2 * s * s)).exp() * (theta / 2).cos() ** power      # F(eta)
         width = 2 * arb.pi() * abs(eta)
         reach = self._line_reach()
         # D <= reach keeps the edge nodes beyond 0 and g, where ``_side`` holds
@@ -287,15 +289,15 @@ class SubsampledGaussian:
 
     def _angle(self, c: "arb") -> int:
         """j (theta = j pi / 64, j = 2 .. 31) with the fewest nodes: D is proportional to
-        theta / (prec ln 2 + 2 theta^2 s^2 / g^2 - c ln cos theta) (steering only)."""
+        theta / (prec ln 2 + 2 theta^2 s^2 / g^2 - max(c, 0) ln cos theta) (steering only)."""
         with mp.workdps(15):
             s2 = mpmath.mpf(self.sigma.numerator) ** 2 / self.sigma.denominator ** 2
             cc, bits = arb_mid_rad(c)[0], flint.ctx.prec * mp.log(2)
 
             def cost(j):
                 theta = mp.pi * j / 64
-                return (bits + 2 * theta ** 2 * s2 / self.top ** 2 - cc * mp.log(mp.cos(theta))
-                        ) / theta
+                return (bits + 2 * theta ** 2 * s2 / self.top ** 2
+                        - max(cc, 0) * mp.log(mp.cos(theta))) / theta
             return min(range(2, 32), key=cost)
 
     def integral(self, z: "acb") -> "acb":
@@ -330,10 +332,11 @@ class SubsampledGaussian:
         """Beyond ``edge`` (below a <= 0, or above b >= g), with l the end index of A on
         that side (its lowest or highest positive weight), A / e_l is monotone, between
         a_l and r_A = A(edge) / e_l(edge), so A <= r_A e_l; and B >= b_k e_k for each k
-        with b_k > 0.  So A^{1 + c} B^{-c} <= r_A^{1 + c} b_k^{-c} e^{(2 mu y - nu) /
-        (2 s^2)}, mu = (1 + c) l - c k, nu = (1 + c) l^2 - c k^2, whose integral is
-        e^{(mu^2 - nu) / (2 s^2)} Phi-bar(d / s), d the distance from mu to the edge
-        outward; the least over k.  With ``slope``, |ln(A / B)| <= C + D |y| with C
+        with b_k > 0 (for c >= 0; for -1 < c < 0, where B^{-c} needs B from above, B <=
+        r_B e_m alone, m the end index of B, r_B = B(edge) / e_m(edge)).  So A^{1 + c}
+        B^{-c} <= r_A^{1 + c} b_k^{-c} e^{(2 mu y - nu) / (2 s^2)}, mu = (1 + c) l - c k,
+        nu = (1 + c) l^2 - c k^2, whose integral is e^{(mu^2 - nu) / (2 s^2)} Phi-bar(d /
+        s), d the distance from mu to the edge outward; the least over k.  With ``slope``, |ln(A / B)| <= C + D |y| with C
         from the ranges of ln(A / e_l), ln(B / e_m) (m the end index of B) and
         (l^2 - m^2) / (2 s^2), D = |l - m| / s^2; int |y| phi_s(y - mu) over the tail is
         |mu| Phi-bar(d / s) + s phi(d / s) at most.  With ``inside`` only the bounds
@@ -356,15 +359,15 @@ class SubsampledGaussian:
                       + abs(arb(l * l - m * m)) * inv)
             rise = abs(arb(l - m)) * 2 * inv
         best = None
-        for k, w in enumerate(self.against):
-            if not w:
-                continue
+        below = [(k, to_arb(w)) for k, w in enumerate(self.against) if w] if c >= 0 else \
+            [(m, scaled(big_b, m))] if c < 0 else []
+        for k, w in below:
             mu, nu = (1 + c) * l - c * k, (1 + c) * l * l - c * k * k
             d = (mu - edge) if lower else (edge - mu)
             if inside and not d >= 0:
                 continue
             tail = (d / (s * root2)).erfc() / 2
-            scale = r_a ** (1 + c) * to_arb(w) ** (-c) * ((mu * mu - nu) * inv).exp()
+            scale = r_a ** (1 + c) * w ** (-c) * ((mu * mu - nu) * inv).exp()
             if slope:
                 tail = spread * tail + rise * (abs(mu) * tail + s * pdf_norm *
                                                (-(d * d) / (2 * s * s)).exp())
@@ -435,7 +438,7 @@ class SubsampledGaussian:
         best = arb.pos_inf()
         for theta in (arb.pi() / 16, arb.pi() / 4, arb.pi() / 2):
             psi = self.sign * theta * s * s / g
-            factor = (psi * psi / (2 * s * s)).exp() * (theta / 2).cos() ** (-c)
+            factor = (psi * psi / (2 * s * s)).exp() * (theta / 2).cos() ** (-max(c, arb(0)))
 
             def f(x, analytic, psi=psi):
                 value = exponent(x, analytic)[0]
