@@ -27,14 +27,16 @@ def entry(sigma, n, batch):
     return build(gaussian(sigma, 1), "wor", "substitution", n=n, batch=batch)
 
 
+@pytest.mark.parametrize("every", [False, True])
 @pytest.mark.parametrize("steps", [100, 1000])
-def test_the_search_over_j_holds_an_interior_maximum(steps):
+def test_the_search_over_j_holds_an_interior_maximum(steps, every):
     """Two nodes with w = 1, -1 and d = -1/100, -1/50: S(j) = e^{-j/100} - e^{-j/50}, whose
-    maximum over the integers is at j = 69 (the real one at 100 ln 2)."""
+    maximum over the integers is at j = 69 (the real one at 100 ln 2), by the branch and
+    bound and by every value."""
     with flint.ctx.workprec(128):
         nodes = [(acb(1), acb(arb(-1) / 100), None), (acb(-1), acb(arb(-1) / 50), None)]
         nodes = [(w, d, abs(w) * abs(d) ** 2) for w, d, _ in nodes]
-        ball, runs = _Search(nodes, steps).run()
+        ball, runs = _Search(nodes, steps, every).run()
         lo, hi = arb_ends(ball)
     with mp.workdps(40):
         best = max(mp.exp(-mp.mpf(j) / 100) - mp.exp(-mp.mpf(j) / 50) for j in range(steps + 1))

@@ -27,7 +27,7 @@ from flint import acb_mat
 
 from ..arb import acb, arb
 
-__all__ = ["Line", "LINE_MAX_NODES"]
+__all__ = ["Line", "LINE_MAX_NODES", "power_sums"]
 
 # nodes on each side of 0 for a loss whose values at every t come from lines (``row``: a
 # hundred thousand values in seconds); few steps need that many, their transform decaying
@@ -67,28 +67,36 @@ class Line:
     def row(self, h: "arb", first: int, stop: int) -> List["acb"]:
         """M(c + i n h) for n = first .. stop - 1 (h >= 0), by the product of the module
         docstring."""
-        count = stop - first
-        if count <= 0:
-            return []
-        width = isqrt(count - 1) + 1                 # B
-        blocks = -(-count // width)                  # rows of X
         it = acb(0, h)
-        step = [(it * u).exp() for u in self.phases]
-        jump = [(it * width * u).exp() for u in self.phases]
-        current = [g * (it * first * u).exp() for g, u in zip(self.weights, self.phases)]
-        xs = []
-        for r in range(blocks):
-            if r:
-                current = [x * w for x, w in zip(current, jump)]
-            xs.extend(current)
-        ys, power = [], [acb(1)] * len(step)
-        for s in range(width):
-            if s:
-                power = [p * w for p, w in zip(power, step)]
-            ys.append(power)
-        k = len(step)
-        x = acb_mat(blocks, k, xs)
-        y = acb_mat(k, width, [ys[s][j] for j in range(k) for s in range(width)])
-        product = x * y
         ball = self._ball()
-        return [product[n // width, n % width] + ball for n in range(count)]
+        return [m + ball for m in power_sums(self.weights, [it * u for u in self.phases],
+                                             first, stop)]
+
+
+def power_sums(weights: Sequence["acb"], rates: Sequence["acb"], first: int, stop: int
+               ) -> List["acb"]:
+    """sum_k g_k e^{n a_k} for n = first .. stop - 1 (``weights`` g_k, ``rates`` a_k): with
+    n = first + r B + s, the product X[r, k] Y[k, s] of the module docstring."""
+    count = stop - first
+    if count <= 0:
+        return []
+    width = isqrt(count - 1) + 1                 # B
+    blocks = -(-count // width)                  # rows of X
+    step = [a.exp() for a in rates]
+    jump = [(width * a).exp() for a in rates]
+    current = [g * (first * a).exp() for g, a in zip(weights, rates)]
+    xs = []
+    for r in range(blocks):
+        if r:
+            current = [x * w for x, w in zip(current, jump)]
+        xs.extend(current)
+    ys, power = [], [acb(1)] * len(step)
+    for s in range(width):
+        if s:
+            power = [p * w for p, w in zip(power, step)]
+        ys.append(power)
+    k = len(step)
+    x = acb_mat(blocks, k, xs)
+    y = acb_mat(k, width, [ys[s][j] for j in range(k) for s in range(width)])
+    product = x * y
+    return [product[n // width, n % width] for n in range(count)]
