@@ -96,7 +96,7 @@ def enclosure(pm: PublicMixture, alpha) -> Tuple[object, object]:
     lower = mp.zero
     for w, comp in pm.terms:
         best = 1 - alpha
-        for pair in comp.pairs():
+        for pair, _ in comp.factors:   # the largest one-step bound: repeats change nothing
             best = max(best, _one_step_lower(pair, alpha))
         lower += to_mpf(w) * best
     return max(mp.zero, lower - _slack(alpha)), mp.one

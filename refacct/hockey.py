@@ -195,12 +195,12 @@ def _closed_form(fn, digits: int, scale: Fraction):
 def _term_value(comp: Composition, alpha, alpha_exact: Optional[Fraction],
                 eps: Optional[Fraction], rule: int):
     """(H_alpha of one composition, known bound) at the working precision."""
-    pairs = comp.pairs()
+    pairs = [p for p, _ in comp.factors]
     if all(p.is_discrete for p in pairs):
         pld = _pld(PublicMixture.of(comp))
         A, B = pld.exact_form(alpha=alpha_exact) if alpha_exact is not None else pld.exact_form(eps=eps)
         return to_mpf(A) - alpha * to_mpf(B), mp.zero
-    if len(pairs) == 1:
+    if comp.steps == 1:
         return onestep(pairs[0].P, pairs[0].Q)(alpha, alpha_exact, eps), mp.zero
     mu2 = shift_squared(comp.factors)
     if mu2 is not None:
@@ -208,29 +208,30 @@ def _term_value(comp: Composition, alpha, alpha_exact: Optional[Fraction],
     laplace = laplace_shift(comp.factors)
     if laplace is not None:
         return hockey_laplace(*laplace, alpha, alpha_exact, eps)
-    return composed.hockey_composed(pairs, alpha, alpha_exact, rule)
+    return composed.hockey_composed(comp.pairs(), alpha, alpha_exact, rule)
 
 
 def _method(pm: PublicMixture) -> str:
     names = []
     for _, comp in pm.terms:
-        pairs = comp.pairs()
-        cont = [p for p in pairs if not p.is_discrete]
-        if len(pairs) == 1 and cont:
+        steps = comp.steps
+        cont = [(p, n) for p, n in comp.factors if not p.is_discrete]
+        dimensions = sum(n for _, n in cont)
+        if steps == 1 and cont:
             names.append("closed form: one-step crossings and tail masses")
-        elif len(pairs) > 1 and shift_squared(comp.factors) is not None:
+        elif steps > 1 and shift_squared(comp.factors) is not None:
             names.append("closed form: a product of Gaussian shifts is one Gaussian shift "
                          f"(mu^2 = {shift_squared(comp.factors)}, Balle-Wang)")
-        elif len(pairs) > 1 and laplace_shift(comp.factors) is not None:
+        elif steps > 1 and laplace_shift(comp.factors) is not None:
             names.append("closed form: the Laplace mechanism's privacy-loss distribution "
                          "convolved exactly (B-splines between its atoms), Arb balls")
-        elif len(cont) > 1:
-            names.append(f"nested Gauss-Legendre quadrature, {len(cont) - 1} dimension(s)")
+        elif dimensions > 1:
+            names.append(f"nested Gauss-Legendre quadrature, {dimensions - 1} dimension(s)")
         elif cont:
             names.append("exact discrete PLD x closed-form continuous step")
         else:
             names.append("exact discrete PLD")
-        if any(supports(p.P, p.Q) is None for p in cont):
+        if any(supports(p.P, p.Q) is None for p, _ in cont):
             names.append("crossings isolated by interval arithmetic (mixed families/scales)")
     names = sorted(set(names))
     return "; ".join(names) + "; error bound from two evaluations (precision, nodes, cuts)"
@@ -391,14 +392,14 @@ def _tail_of_curve(pm: PublicMixture):
     limit, top = Fraction(0), mp.ninf
     for w, comp in pm.terms:
         keep, sup = Fraction(1), mp.zero
-        for pair in comp.pairs():
+        for pair, n in comp.factors:
             if pair.is_discrete:
                 pld = _pld(PublicMixture.of(pair))
-                keep *= 1 - pld.mass_at_infinity()
+                keep *= (1 - pld.mass_at_infinity()) ** n
                 finite = [j for j, (p, q) in enumerate(pld.atoms) if p and q]
-                sup += max((mp.log(pld.ratio_mpf(j)) for j in finite), default=mp.ninf)
+                sup += n * max((mp.log(pld.ratio_mpf(j)) for j in finite), default=mp.ninf)
             else:
-                sup += onestep(pair.P, pair.Q).loss_sup()
+                sup += n * onestep(pair.P, pair.Q).loss_sup()
         limit += w * (1 - keep)
         top = max(top, sup)
     return limit, max(top, mp.zero)
