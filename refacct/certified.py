@@ -114,8 +114,8 @@ class _Term:
             factors.reverse()
         if len(factors) == 2 and not _closed_form(factors[1]):
             raise InputError("certified k = 2 needs one factor with closed-form crossings (a "
-                             "Laplace mixture, or Gaussians at no more than two distinct means "
-                             "or at three equally spaced ones, the outer two on one side each)")
+                             "Laplace mixture, or Gaussians at no more than two distinct means, "
+                             "or on a lattice of means in likelihood-ratio order)")
         self.factors = factors
 
     def value(self, beta: "ExactBeta", bits: int) -> "arb":

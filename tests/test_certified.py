@@ -27,6 +27,8 @@ import refacct  # noqa: E402
 from refacct import (Discrete, Gaussian, Laplace, Mixture, Pair,  # noqa: E402
                      PublicMixture, certified)
 from refacct.cli import main  # noqa: E402
+from refacct.engines.arb import acb, arb  # noqa: E402
+from refacct.engines.certified.arb_onestep import _anchored, _krawczyk  # noqa: E402
 
 # the door's certified method (refacct.certified's engine)
 cdelta = partial(refacct.delta, method="certified")
@@ -41,6 +43,12 @@ LAPLACE = Pair(Laplace(0, 1), Laplace(1, 1))
 SUBSTITUTION = Pair(Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1))]),
                     Mixture([("9/10", Gaussian(0, 1)), ("1/10", Gaussian(-1, 1))]))
 LAPLACE_MIX = Pair(Mixture([("1/2", Laplace(0, 1)), ("1/2", Laplace(1, 1))]), Laplace("1/2", 1))
+# truncated Poisson under zero-out (004 Sec. 3.4): means -1, 0, 2, one crossing of a cubic
+ZERO_OUT = Pair(Mixture([("1/20", Gaussian(-1, 1)), ("19/20", Gaussian(0, 1))]),
+                Mixture([("19/20", Gaussian(0, 1)), ("1/20", Gaussian(2, 1))]))
+# a group of 3 Poisson-sampled at 1/10 (003 Thm 3.1: binomial weights), means 0 .. 3
+GROUP = Pair(Mixture([("729/1000", Gaussian(0, 1)), ("243/1000", Gaussian(1, 1)),
+                      ("27/1000", Gaussian(2, 1)), ("1/1000", Gaussian(3, 1))]), Gaussian(0, 1))
 
 
 # --- independent oracles --------------------------------------------------------------------
@@ -167,6 +175,7 @@ def test_tiny_delta_keeps_relative_digits():
     (SHIFT * POISSON, 1), (LAPLACE_MIX * LAPLACE, "1/4"),
     (SUBSTITUTION, "1/2"), (SUBSTITUTION ** 2, 0), (SUBSTITUTION ** 2, 1),
     (SUBSTITUTION * POISSON, "1/2"),
+    (ZERO_OUT ** 2, "1/2"), (GROUP ** 2, 1),
 ])
 def test_agrees_with_verified_quadrature(pair, eps):
     r = cdelta(pair, eps)
@@ -281,6 +290,19 @@ THREE_MEANS = Pair(Mixture([("8/10", Gaussian(0, 1)), ("1/10", Gaussian(1, 1)),
 def test_bad_input_raises(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_krawczyk_proves_the_root_it_is_started_near_and_the_anchor_the_real_one():
+    """f(w) = 6 - 7 w + w^3 = (w - 1)(w - 2)(w + 3): started near 2, the box holds 2 and not
+    1; f(w) = 10 + w + w^3 = (w + 2)(w^2 - 2w + 5): started near 1 + 2i, Krawczyk proves that
+    complex root, and the anchor refuses it (no positive real root in its box)."""
+    with flint.ctx.workprec(128):
+        root, box = _krawczyk([acb(6), acb(-7), acb(1)], (0, 1, 3), acb("2.1"))
+        assert 2 in root.real and 1 not in box.real and root.rad() < arb(10) ** -30
+        assert _anchored(box, [arb(6), arb(-7), arb(1)], (0, 1, 3))
+        root, box = _krawczyk([acb(10), acb(1), acb(1)], (0, 1, 3), acb("1.1", "1.9"))
+        assert 1 in root.real and 2 in root.imag
+        assert not _anchored(box, [arb(10), arb(1), arb(1)], (0, 1, 3))
 
 
 def test_three_means_one_step_is_certified():

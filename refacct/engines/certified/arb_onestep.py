@@ -24,12 +24,28 @@ at most that (second order in rad(Y), since p - beta q vanishes at the root).
 
 ``CertifiedPair.inner`` gives H_beta as an analytic function of a complex ball beta on a
 range of beta where the crossing structure is fixed (the integrand of ``engines.certified.arb_composed``).
+
+**One crossing of a lattice of means.**  When the lam_i - lam_0 are integer multiples
+n_i d of one d and the weight ratios w_i^P / w_i^Q are monotone in i (likelihood-ratio
+order: truncated Poisson under zero-out, means -1, 0, 2), s(y) = e^{lam_0 y} f(w) with the
+polynomial f(w) = sum_i c_i w^{n_i} in w = e^{d y}, whose coefficients change sign at most
+once for every beta: one positive root at most (Descartes).  As a function of a complex
+ball beta it is enclosed by Krawczyk's operator (``_krawczyk``): for a box X, a point x in
+it and C ~ 1 / f'(x), K = x - C f(x) + (1 - C f'(X)) (X - x) inside the interior of X
+proves that f has exactly one root in X for every beta of the ball, lying in K (by the
+mean-value form f(r) - f(x) in f'(X)(r - x), f'(X) a box, hence convex), with f' != 0 on
+X: so the root is an analytic function of beta there (implicit functions), and y =
+ln(w) / d, once the box is anchored: it straddles the positive real axis and f changes
+sign between the ends of its real side at a real beta of the ball (``_anchored``), so the
+root enclosed continues the positive real one.  Where a test fails the value is not
+finite, and Arb's integration subdivides.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cmp_to_key
+from math import gcd, lcm
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from ...distributions import Continuous
@@ -42,6 +58,9 @@ from ...errors import InputError
 __all__ = ["CertifiedPair", "certified_pair", "Root"]
 
 Beta = Union[ExactBeta, BallBeta]
+
+MAX_DEGREE = 64      # the largest polynomial degree of a lattice of means (module docstring)
+NEWTON_STEPS = 6     # on the centres, before Krawczyk's test
 
 
 @dataclass(frozen=True)
@@ -209,6 +228,8 @@ class GaussianPair(CertifiedPair):
             roots: Sequence[End] = [Root((terms[0][0], terms[1][0]))]
         elif _one_quadratic_root(terms, signs):
             roots = [Root(tuple(i for i, _, _ in terms) + (signs[2], signs[1]))]
+        elif changes == 1 and self._lattice() is not None:
+            roots = [Root(("lattice",))]
         else:
             roots = isolate([c.ball() for _, _, c in terms], [lam for _, lam, _ in terms])
         if len(roots) > changes or (changes - len(roots)) % 2:
@@ -216,16 +237,26 @@ class GaussianPair(CertifiedPair):
         return _alternating(roots, signs[0] > 0)
 
     def closed_form_crossings(self) -> bool:
-        """Is every crossing a closed-form function of beta: two means, or three equally
-        spaced whose outer rows belong to one side each (p / q then runs monotonely from 0
-        to inf: one crossing, a quadratic's root; substitution under Poisson sampling)?"""
+        """Is every crossing an analytic function of beta that Arb encloses: two means;
+        three equally spaced whose outer rows belong to one side each (p / q then runs
+        monotonely from 0 to inf: one crossing, a quadratic's root; substitution under
+        Poisson sampling); or a lattice of means in likelihood-ratio order (one crossing at
+        most, a polynomial's root: module docstring)?"""
         if len(self.rows) <= 2:
             return True
-        if len(self.rows) > 3:
-            return False
-        (l0, p0, q0), (l1, _, _), (l2, p2, q2) = self.rows
-        one_sided = (p0.is_zero() and q2.is_zero()) or (q0.is_zero() and p2.is_zero())
-        return l1 - l0 == l2 - l1 and one_sided
+        if len(self.rows) == 3:
+            (l0, p0, q0), (l1, _, _), (l2, p2, q2) = self.rows
+            one_sided = (p0.is_zero() and q2.is_zero()) or (q0.is_zero() and p2.is_zero())
+            if l1 - l0 == l2 - l1 and one_sided:
+                return True
+        return self._lattice() is not None
+
+    def _lattice(self) -> Optional[Tuple[Fraction, Tuple[int, ...]]]:
+        """(d, (n_i)) when the rows' rates lie on a lattice lam_0 + n_i d, n_i <=
+        ``MAX_DEGREE``, with monotone weight ratios (module docstring); else None."""
+        if "lattice" not in self._cache:
+            self._cache["lattice"] = _lattice_of(self.rows)
+        return self._cache["lattice"]
 
     def _crossing(self, root: Root, cs, log, sqrt) -> object:
         """The crossing ``root`` from the coefficients c of its rows (``_two_term_root``, or
@@ -260,13 +291,42 @@ class GaussianPair(CertifiedPair):
         return self._gaps[key]
 
     def root_ball(self, root: Root, beta: Beta):
+        if root.key == ("lattice",):
+            terms = self._coefficients(beta)
+            return isolate([c.ball() for _, _, c in terms], [lam for _, lam, _ in terms])[0]
         cs = [beta.minus(*self.rows[k][1:]).ball() for k in _rows_of(root)]
         return self._crossing(root, cs, lambda x: x.log(), lambda x: x.sqrt())
 
     def root_formula(self, root: Root, beta, analytic: bool):
+        if root.key == ("lattice",):
+            return self._lattice_root(beta, analytic)
         cs = [self.rows[k][1].ball() - beta * self.rows[k][2].ball() for k in _rows_of(root)]
         return self._crossing(root, cs, lambda x: x.log(analytic=analytic),
                               lambda x: x.sqrt(analytic=analytic))
+
+    def _lattice_root(self, beta: "acb", analytic: bool) -> "acb":
+        """The one crossing of a lattice of means at a complex ball beta (module
+        docstring), started from the last root found at this precision (Newton's steps
+        from there are steering: the proof is Krawczyk's), else from the real crossing at
+        the ball's real centre."""
+        d, powers = self._lattice()
+        if 0 not in beta.imag:     # no real beta in the ball to anchor the root at
+            return acb(arb.nan())
+        cs = [cp.ball() - beta * cq.ball() for _, cp, cq in self.rows]
+        key = ("start", flint.ctx.prec)
+        for start in (self._cache.get(key), None):
+            if start is None:
+                try:
+                    y = self.root_ball(Root(("lattice",)), BallBeta(beta.real.mid()))
+                except (ArithmeticError, IndexError):   # no certain real crossing there
+                    break
+                start = (y.mid() * to_arb(d)).exp()
+            found = _krawczyk(cs, powers, acb(start))
+            if found is not None and _anchored(found[1], [cp.ball() - beta.real.mid() * cq.ball()
+                                                          for _, cp, cq in self.rows], powers):
+                self._cache[key] = found[0].mid()
+                return found[0].log(analytic=analytic) / to_arb(d)
+        return acb(arb.nan())
 
     def loss_sup(self):
         """None when P has a component beyond Q's extreme means (the loss rises without
@@ -394,6 +454,73 @@ class LaplacePair(CertifiedPair):
 def _rows_of(root: Root) -> Tuple[int, ...]:
     """The rows whose coefficients the crossing ``root`` solves for (its key's indices)."""
     return root.key[:2] if len(root.key) == 2 else root.key[:3]
+
+
+def _lattice_of(rows) -> Optional[Tuple[Fraction, Tuple[int, ...]]]:
+    """``GaussianPair._lattice`` from the rows (lam_i, P-term, Q-term), lam_i increasing."""
+    gaps = [lam - rows[0][0] for lam, _, _ in rows]
+    d = Fraction(gcd(*(g.numerator for g in gaps)), lcm(*(g.denominator for g in gaps)))
+    powers = tuple(int(g / d) for g in gaps)
+    if d <= 0 or powers[-1] > MAX_DEGREE:
+        return None
+    ratios = [Fraction(-1) if cq.is_zero() else cp.terms[0][1] / cq.terms[0][1]
+              if not cp.is_zero() else Fraction(0) for _, cp, cq in rows]   # -1: infinite
+    ranks = [r if r >= 0 else max(r2 for r2 in ratios) + 1 for r in ratios]
+    rising = all(a <= b for a, b in zip(ranks, ranks[1:]))
+    falling = all(a >= b for a, b in zip(ranks, ranks[1:]))
+    return (d, powers) if rising or falling else None
+
+
+def _krawczyk(cs: Sequence["acb"], powers: Sequence[int], start: "acb"
+              ) -> Optional[Tuple["acb", "acb"]]:
+    """(K, X): boxes holding the one root of f(w) = sum_i c_i w^{n_i} in X, near ``start``,
+    for every coefficient in the balls ``cs``, proven by Krawczyk's operator (module
+    docstring), or None: Newton's steps on the centres (until a step is 2^(16 - prec) of
+    w), then K(X) inside X for a box X around the last point, 2^(-prec / 2) of it wide at
+    least (wide enough for f to show its sign at the ends, ``_anchored``), widened up to
+    three times."""
+    mid = [c.mid() for c in cs]
+    w, tiny = start, arb(2) ** (16 - flint.ctx.prec)
+    for _ in range(NEWTON_STEPS):
+        value, slope = _horner(mid, powers, w)
+        if not (slope.is_finite() and slope != 0):
+            return None
+        step = (value / slope).mid()
+        w = (w - step).mid()
+        if abs(step) < tiny * abs(w):
+            break
+    value, slope = _horner(cs, powers, w)
+    inverse = (1 / _horner(mid, powers, w)[1]).mid()
+    radius = (abs(inverse * value) * 2).upper() + abs(w).upper() * arb(2) ** (-flint.ctx.prec // 2)
+    for _ in range(3):
+        box = acb(arb(w.real, radius), arb(w.imag, radius))
+        step = w - inverse * value + (1 - inverse * _horner(cs, powers, box)[1]) * (box - w)
+        if box.contains_interior(step):
+            return step, box
+        radius *= 8
+    return None
+
+
+def _anchored(box: "acb", real: Sequence["arb"], powers: Sequence[int]) -> bool:
+    """Is the root proven alone in ``box`` (Krawczyk's X) the positive real one at a real
+    point of the ball of beta (coefficients ``real``)?  The box straddles the positive real
+    axis and f changes sign between the ends of its real side: a positive real root lies
+    in the box, the only root there, so the root enclosed is, for every beta of the ball,
+    the analytic continuation of the positive real root (one at most, by Descartes)."""
+    if not (0 in box.imag and box.real.lower() > 0):
+        return False
+    ends = [_horner(real, powers, acb(x))[0].real for x in (box.real.lower(), box.real.upper())]
+    return bool(ends[0] > 0 and ends[1] < 0 or ends[0] < 0 and ends[1] > 0)
+
+
+def _horner(cs: Sequence["acb"], powers: Sequence[int], w: "acb") -> Tuple["acb", "acb"]:
+    """(f(w), f'(w)) for f(w) = sum_i c_i w^{n_i}."""
+    value, slope = acb(0), acb(0)
+    for c, n in zip(cs, powers):
+        value += c * w ** n
+        if n:
+            slope += n * c * w ** (n - 1)
+    return value, slope
 
 
 def _one_quadratic_root(terms, signs) -> bool:
