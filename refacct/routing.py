@@ -409,5 +409,8 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
                          f"composition: proven brackets take it up to {MAX_MIXED_STEPS} "
                          f"steps, the standard engines up to {_limit(one, continuous)}, the "
                          f"transform where the record is used at least "
-                         f"{FEW_STEPS_MIN_USES} times in expectation")
+                         f"{FEW_STEPS_MIN_USES} times in expectation, at least "
+                         f"{TRANSFORM_MIN_USES} from {TRANSFORM_MIN_STEPS} steps on, and for "
+                         f"the Laplace mechanism where at least {LAPLACE_MIN_OFF_ATOMS} steps "
+                         f"leave its loss's atoms in expectation")
     return Route(make(T), 1, BRACKET, _why(one, T, continuous, force))

@@ -186,6 +186,15 @@ def test_mixed_terms_are_bracketed_as_they_are_or_refused():
         routing.route_entry(rare, 50)
 
 
+def test_a_refusal_names_the_rule_the_steps_miss():
+    """The Laplace mechanism under WOR substitution, a batch of 10 of 1000, 100 steps: one
+    use in expectation, but about 33 of the 50 steps off its loss's atoms that the
+    transform needs (``SubsampledLaplace.off_atoms``); the refusal names that rule."""
+    make = maker("laplace", "wor", relation="substitution", scale=1, n=1000, batch=10)
+    with pytest.raises(ValueError, match="50 steps leave its loss's atoms"):
+        routing.route_entry(make, 100)
+
+
 def test_more_than_max_steps_is_refused():
     """Brackets stop at 10^5 compositions; the Gaussian shift's closed form and the
     transform go on to 10^6, and nothing beyond."""
