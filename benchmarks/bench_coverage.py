@@ -17,8 +17,8 @@ lattice brackets) rather than two evaluations that agree, "exact" where the answ
 exact rational or e^eps-form A - e^eps B of exact rationals.
 Each row runs in a child process killed after ``--timeout`` seconds ("timeout"); a refusal
 shows as "refused".  A second table has one row an entry: per T the fewest digits of
-its three queries, the longest time and the engines.  Wall-clock seconds on the machine that runs the script: indicative,
-never asserted.  There is no peer column: the peers' answers at these scales are judged in
+its three queries, the longest time and the engines.  Wall-clock seconds on the machine
+that runs the script: indicative, never asserted.  There is no peer column: the peers' answers at these scales are judged in
 the scorecard (docs/scorecard.md), which the conformance suite's many-step cases feed.
 """
 from __future__ import annotations

@@ -333,10 +333,11 @@ class SubsampledGaussian:
         that side (its lowest or highest positive weight), A / e_l is monotone, between
         a_l and r_A = A(edge) / e_l(edge), so A <= r_A e_l; and B >= b_k e_k for each k
         with b_k > 0 (for c >= 0; for -1 < c < 0, where B^{-c} needs B from above, B <=
-        r_B e_m alone, m the end index of B, r_B = B(edge) / e_m(edge)).  So A^{1 + c}
-        B^{-c} <= r_A^{1 + c} b_k^{-c} e^{(2 mu y - nu) / (2 s^2)}, mu = (1 + c) l - c k,
-        nu = (1 + c) l^2 - c k^2, whose integral is e^{(mu^2 - nu) / (2 s^2)} Phi-bar(d /
-        s), d the distance from mu to the edge outward; the least over k.  With ``slope``, |ln(A / B)| <= C + D |y| with C
+        r_B e_m alone, m the end index of B, r_B = B(edge) / e_m(edge), in place of b_k
+        e_k).  So A^{1 + c} B^{-c} <= r_A^{1 + c} b_k^{-c} e^{(2 mu y - nu) / (2 s^2)},
+        mu = (1 + c) l - c k, nu = (1 + c) l^2 - c k^2, whose integral is e^{(mu^2 - nu) /
+        (2 s^2)} Phi-bar(d / s), d the distance from mu to the edge outward; the least over
+        k.  With ``slope``, |ln(A / B)| <= C + D |y| with C
         from the ranges of ln(A / e_l), ln(B / e_m) (m the end index of B) and
         (l^2 - m^2) / (2 s^2), D = |l - m| / s^2; int |y| phi_s(y - mu) over the tail is
         |mu| Phi-bar(d / s) + s phi(d / s) at most.  With ``inside`` only the bounds
@@ -359,9 +360,9 @@ class SubsampledGaussian:
                       + abs(arb(l * l - m * m)) * inv)
             rise = abs(arb(l - m)) * 2 * inv
         best = None
-        below = [(k, to_arb(w)) for k, w in enumerate(self.against) if w] if c >= 0 else \
-            [(m, scaled(big_b, m))] if c < 0 else []
-        for k, w in below:
+        factors = [(k, to_arb(w)) for k, w in enumerate(self.against) if w] if c >= 0 else \
+            [(m, scaled(big_b, m))] if c < 0 else []   # (k, w): B >= w e_k, or B <= w e_m
+        for k, w in factors:
             mu, nu = (1 + c) * l - c * k, (1 + c) * l * l - c * k * k
             d = (mu - edge) if lower else (edge - mu)
             if inside and not d >= 0:
