@@ -68,6 +68,10 @@ class Gaussian(Continuous):
     def width(self) -> Fraction:
         return self.sigma
 
+    @property
+    def location(self) -> Fraction:
+        return self.mean
+
     def __repr__(self) -> str:
         return f"Gaussian(mean={self.mean}, sigma={self.sigma})"
 
@@ -90,6 +94,10 @@ class Laplace(Continuous):
     @property
     def width(self) -> Fraction:
         return self.scale
+
+    @property
+    def location(self) -> Fraction:
+        return self.loc
 
     def __repr__(self) -> str:
         return f"Laplace(loc={self.loc}, scale={self.scale})"

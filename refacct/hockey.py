@@ -333,11 +333,16 @@ def _epsilon_continuous(pm: PublicMixture, target: Fraction, digits: int) -> Eps
         r = _delta_continuous(pm, None, rational(eps, "eps"), None, dig)
         return r.value, r.abs_error
 
+    searched = {}
+
     def search(eps, dig):
-        """one evaluation of delta(eps) at dig + 8 digits: locates the root, proves nothing"""
-        progress.note(f"searching, delta at eps = {mp.nstr(eps, 12)}")
-        with mp.workdps(dig + 8):
-            return _evaluation(pm, rational(eps, "eps"), None)(0)[0]
+        """one evaluation of delta(eps) at dig + 8 digits: locates the root, proves nothing
+        (kept: the bracket's ends are asked again by the next stage)"""
+        if (eps, dig) not in searched:
+            progress.note(f"searching, delta at eps = {mp.nstr(eps, 12)}")
+            with mp.workdps(dig + 8):
+                searched[eps, dig] = _evaluation(pm, rational(eps, "eps"), None)(0)[0]
+        return searched[eps, dig]
 
     with mp.workdps(digits + 10):
         t = to_mpf(target)

@@ -17,7 +17,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 import mpmath
 
 from . import progress
+from .distributions import Gaussian, Laplace
 from .exact import many as is_many
+from .pairs import Composition, Pair, as_composition, shift_pair
 from .result import DeltaResult, EpsilonResult, midpoint_radius
 
 __all__ = ["MechanismDelta", "MechanismEpsilon", "maximum", "maximum_epsilon", "combine",
@@ -124,11 +126,37 @@ def _maximum_of_terms(entry, kind: str, run: Callable, query, ceiling: Optional[
             for label, pair in terms}
     order = sorted(terms, key=lambda term: _height(tops[term[0]]), reverse=True)
     found: Dict[str, object] = {}
+    curves: Dict[object, object] = {}
     for label, pair in progress.shared(order):
         top, floor = tops[label], max((r.lower for r in found.values()), default=None)
+        key = _curve(pair)
+        if key is not None and key in curves:
+            found[label] = curves[key]
+            continue
         found[label] = top if top is not None and floor is not None and top.upper < floor \
             else run(pair, query)
+        if key is not None:
+            curves[key] = found[label]
     return combine(kind, [(label, found[label]) for label, _ in terms], entry.bound)
+
+
+def _curve(pair) -> Optional[Tuple]:
+    """A key that two terms share when they have one privacy curve, or None: compositions
+    of shift pairs of a symmetric family (Gaussian or Laplace, one width a pair), whose
+    privacy-loss law depends on each factor's family, width and distance |a - b| alone (the
+    reflection y -> a + b - y swaps the two sides of a pair and keeps the family's law), as
+    the multiset of those with their multiplicities.  The two directions of the unsampled
+    mechanisms under add-remove are then computed once."""
+    if not isinstance(pair, (Pair, Composition)):
+        return None
+    factors = []
+    for one, n in as_composition(pair).factors:
+        shift = next((s for s in (shift_pair(one, f) for f in (Gaussian, Laplace)) if s), None)
+        if shift is None:
+            return None
+        p, q = shift
+        factors.append((type(p).__name__, p.width, abs(p.location - q.location), n))
+    return tuple(sorted(factors))
 
 
 def _height(top) -> object:

@@ -20,13 +20,14 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from math import factorial
-from typing import Iterable, Tuple, Union
+from typing import Iterable, Optional, Tuple, Union
 
 from .distributions import Continuous, Discrete
 from .exact import count, count_vectors, probability, sum_exactly
 from .errors import InputError, InputTypeError
 
-__all__ = ["Pair", "Composition", "PublicMixture", "PairLike", "as_public_mixture"]
+__all__ = ["Pair", "Composition", "PublicMixture", "PairLike", "as_public_mixture",
+           "shift_pair"]
 
 
 @dataclass(frozen=True)
@@ -184,3 +185,15 @@ def as_public_mixture(x) -> PublicMixture:
     raise InputTypeError(
         f"expected a Pair, Composition or PublicMixture, got {type(x).__name__}"
     )
+
+
+def shift_pair(pair: Pair, family: type) -> Optional[Tuple]:
+    """(p, q), the one component on each side of ``pair``, when both are of ``family``
+    (``Gaussian`` or ``Laplace``) with one width (sigma or scale), else None."""
+    sides = [getattr(side, "components", None) for side in (pair.P, pair.Q)]
+    if pair.is_discrete or any(c is None or len(c) != 1 for c in sides):
+        return None
+    (_, p), (_, q) = sides[0][0], sides[1][0]
+    if not (isinstance(p, family) and isinstance(q, family)) or p.width != q.width:
+        return None
+    return p, q

@@ -23,8 +23,10 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   shift in closed form (``engines.quadrature.shift``) up to ``CLOSED_MAX_STEPS``;
   self-compositions of one Laplace shift pair (the Laplace mechanism without sampling, one
   ratio abs(a - a') / b) are its privacy-loss distribution convolved exactly
-  (``engines.quadrature.laplace_shift``) up to ``LAPLACE_MAX_STEPS`` = 300 (the cost grows
-  as T^3: eps(delta) at T = 300 takes 13 to 40 s, at T = 1000 two minutes);
+  (``engines.quadrature.laplace_shift``) up to ``LAPLACE_MAX_STEPS`` = 10^4 (its cost grows
+  with the steps off the atoms, T (1 - e^{-e0}) / 2, below the transform's 50: at b 100,
+  20 digits, delta in 0.5, 2.5 and 5 s and eps(delta) in 3, 25 and 55 s at T = 1000, 5000
+  and 10^4);
 * beyond those, the transform engine (``refacct.transform``: proven digits) where it
   takes every term (Gaussian and Laplace shifts, Poisson- and WOR-subsampled Gaussians
   and Laplaces under add, remove or substitution, groups included, and public mixtures of
@@ -33,10 +35,9 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   (``engines.transform.laplace``: the truncation bound's floor, the atoms' share to the
   power T, is then about e^-50; Laplace shifts beyond ``LAPLACE_MAX_STEPS``, where the
   alternative is a proven bracket of 1 to 3 digits, from ``LAPLACE_BEYOND_OFF_ATOMS`` = 2:
-  the transform's floor then limits its digits, which it reports, and at b 100 it gave
-  2 to 3 digits at 400 steps, 4 to 5 at 1000, 8 to 9 at 3000, 20 from 10^4 in 1 to 8 s,
-  the bracket 1 to 3 in 1 to 250 s; at b 1000, T 1000 (0.5 steps off the atoms) both
-  give 0 to 2), the record (or group) is used in at least
+  the transform's floor then limits its digits, which it reports: at b 100 it gave 4 to 5
+  digits at 1000 steps, 8 to 9 at 3000, 15 to 17 at 7000, 20 from 9500, in 1 to 8 s, the
+  bracket 1 to 3 in 1 to 250 s), the record (or group) is used in at least
   ``TRANSFORM_MIN_USES`` = 1 step in expectation (sum_i T_i q_i, a group of g counting
   1 - (1 - q)^g for q, ``engines.transform.mgf.Product.uses``: with fewer uses the loss is
   nearly a lattice of few active steps, and only the decay bound for few steps below
@@ -129,7 +130,7 @@ __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX
 MAX_STEPS = 10 ** 5
 CLOSED_MAX_STEPS = 10 ** 6
 QUADRATURE_MAX_STEPS = 3
-LAPLACE_MAX_STEPS = 300
+LAPLACE_MAX_STEPS = 10 ** 4
 EXACT_MAX_STEPS = 10 ** 4
 MAX_MIXED_STEPS = 7
 TRANSFORM_MIN_USES = 1

@@ -88,6 +88,50 @@ def test_many_steps_lie_inside_the_lattice_bracket(b, steps, eps):
         assert bracket.lower <= value - bound and value + bound <= bracket.upper
 
 
+@pytest.mark.parametrize("steps, eps", [
+    (3000, F(2)),      # about 15 steps off the atoms: the transform has 8 proven digits
+    (3000, F(11)),     # delta ~ 1e-100: the terms deep in the binomial tail of the atoms
+    pytest.param(10 ** 4, F(2), marks=pytest.mark.slow),   # 50 off the atoms: 20 digits
+    pytest.param(10 ** 4, F(12), marks=pytest.mark.slow),
+])
+def test_many_steps_lie_in_the_transforms_enclosure(steps, eps):
+    """b = 100: the closed form (k steps on the continuous part walked up to its binomial
+    tail, i along the atoms from the mode or the first term above eps) against the
+    transform's proven enclosure, an independent method (the inverse Laplace transform of
+    M(z)^T on a line, its aliasing and truncation bounded)."""
+    pair = Pair(Laplace(1, 100), Laplace(0, 100))
+    transform = refacct.delta(pair, eps, steps=steps, method="transform")
+    with mp.workdps(40):
+        value, bound = closed(F(1, 100), steps, eps)
+        assert bound <= value * mp.mpf(10) ** -25
+        assert transform.lower <= value + bound and value - bound <= transform.upper
+
+
+@pytest.mark.parametrize("alpha", [F(1, 3), F(5, 2)])
+def test_a_rational_alpha_lies_in_the_transforms_enclosure(alpha):
+    """H_alpha at a rational alpha (eps = ln alpha a ball, below 0 at 1/3: the first term
+    reaching above it then lies below the binomial mode), 3000 steps of b = 100, against
+    the transform's proven enclosure."""
+    pair = Pair(Laplace(1, 100), Laplace(0, 100))
+    transform = refacct.hockey_stick(pair, alpha=alpha, steps=3000, method="transform")
+    with mp.workdps(40):
+        value, bound = hockey_laplace(F(1, 100), 3000, mpq(alpha), alpha_exact=alpha)
+        assert bound <= value * mp.mpf(10) ** -25
+        assert transform.lower <= value + bound and value - bound <= transform.upper
+
+
+def test_the_two_directions_are_computed_once():
+    """Lap(0, b) || Lap(1, b) and Lap(1, b) || Lap(0, b) have one privacy-loss law (the
+    reflection y -> 1 - y swaps them): the add-remove entry's two terms share one answer,
+    which equals the reversed pair's own (a symmetry identity, by the closed form)."""
+    found = refacct.delta(build(laplace("100"), "none", "add-remove"), "1/2", steps=500)
+    (_, add), (_, remove) = found.terms
+    assert add is remove
+    with mp.workdps(40):
+        value, bound = closed(F(1, 100), 500, F(1, 2))
+        assert abs(found.value - value) <= found.abs_error + bound
+
+
 def test_only_one_laplace_ratio_is_a_closed_form():
     same = [(Pair(Laplace(1, 2), Laplace(0, 2)), 3), (Pair(Laplace(0, 4), Laplace(2, 4)), 2)]
     assert laplace_shift(same) == (F(1, 2), 5)
@@ -98,11 +142,11 @@ def test_routing_takes_the_closed_form_up_to_its_limit():
     """A Laplace entry without sampling: the standard engines (the closed form) up to
     ``LAPLACE_MAX_STEPS`` compositions; beyond, the transform (the bracket its fallback)
     from ``LAPLACE_BEYOND_OFF_ATOMS`` steps off the atoms in expectation (T e0 / (2 (1 +
-    e0)): 13.7 at b 10, 0.15 at b 1000), else a proven bracket."""
+    e0)): 5 at b 1000, 0.05 at b 10^5), else a proven bracket."""
     def make(scale):
         return lambda T: build(laplace(scale), "none", "add-remove", steps=T)
     limit = routing.LAPLACE_MAX_STEPS
-    assert not routing.route_entry(make("10"), limit).bracket
-    beyond = routing.route_entry(make("10"), limit + 1)
+    assert routing.route_entry(make("1000"), limit).engine.name == "quadrature"
+    beyond = routing.route_entry(make("1000"), limit + 1)
     assert beyond.engine.name == "transform" and beyond.fallback.bracket
-    assert routing.route_entry(make("1000"), limit + 1).bracket
+    assert routing.route_entry(make("100000"), limit + 1).bracket

@@ -23,9 +23,9 @@ from mpmath import mp
 
 from ...distributions import Gaussian, erfc
 from ...exact import to_mpf
-from ...pairs import Pair
+from ...pairs import Pair, shift_pair
 
-__all__ = ["shift_squared", "shift_pair", "hockey_shift", "exact_alpha", "MAX_EXTRA_DIGITS"]
+__all__ = ["shift_squared", "hockey_shift", "exact_alpha", "MAX_EXTRA_DIGITS"]
 
 
 def shift_squared(factors: Iterable[Tuple[Pair, int]]) -> Optional[Fraction]:
@@ -39,18 +39,6 @@ def shift_squared(factors: Iterable[Tuple[Pair, int]]) -> Optional[Fraction]:
         p, q = one
         total += n * ((p.mean - q.mean) / p.sigma) ** 2
     return total
-
-
-def shift_pair(pair: Pair, family: type) -> Optional[Tuple]:
-    """(p, q), the one component on each side of ``pair``, when both are of ``family``
-    (``Gaussian`` or ``Laplace``) with one width (sigma or scale), else None."""
-    sides = [getattr(side, "components", None) for side in (pair.P, pair.Q)]
-    if pair.is_discrete or any(c is None or len(c) != 1 for c in sides):
-        return None
-    (_, p), (_, q) = sides[0][0], sides[1][0]
-    if not (isinstance(p, family) and isinstance(q, family)) or p.width != q.width:
-        return None
-    return p, q
 
 
 def hockey_shift(mu2: Fraction, alpha, alpha_exact: Optional[Fraction] = None,

@@ -30,9 +30,8 @@ from ... import progress
 from ...errors import InputError
 from ...exact import to_mpf
 from ...mechanisms.relations import MixedOrders
-from ...pairs import Composition, Pair, PublicMixture
+from ...pairs import Composition, Pair, PublicMixture, shift_pair
 from ..arb import acb, arb, arb_mid_rad, flint, power_log, to_arb
-from ..quadrature.shift import shift_pair
 from .contour import LINE_MAX_NODES, Line
 from .laplace import LaplaceShift, SubsampledLaplace
 from .orders import OrdersLoss
