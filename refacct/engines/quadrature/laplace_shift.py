@@ -42,6 +42,7 @@ from typing import Iterable, List, Optional, Tuple
 from flint import arb_poly
 from mpmath import mp
 
+from ... import progress
 from ...distributions import Laplace
 from ...exact import rational
 from ...pairs import Pair, shift_pair
@@ -120,6 +121,7 @@ def delta_ball(e0_exact: Fraction, steps: int, eps: "arb", bits: int,
     scale = arb(2) ** -(bits + 10)
     total, left_out = arb(0), arb(0)
     for k in range(steps + 1):
+        progress.note(f"Laplace closed form: {k} steps off the atoms")
         n = steps - k
         above = floor(Fraction(n - k) / 2 + low / 2) + 1        # top (m + k) > eps from i = above
         first = max(0, above)
