@@ -32,7 +32,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Callable, Dict, List, Tuple
 
-from ..arb import acb, arb, flint, to_arb
+from ..arb import acb, arb, flint
 from .contour import power_sums
 
 __all__ = ["LegendreCell", "legendre_rule"]
