@@ -15,7 +15,7 @@ the add and remove directions, 001 Sec. 5):
 * the record drawn once in expectation: sigma 1, q 1/100, T 100, delta 1e-5, 1e-10;
 
 and of the Laplace mechanism (scale b, sensitivity 1, add-remove), alone and Poisson-
-subsampled, at 10^3 to 10^5 steps (``LAPLACE``; dp_accounting's ``LaplaceDpEvent``; not
+subsampled, at 10^2 to 10^5 steps (``LAPLACE``; dp_accounting's ``LaplaceDpEvent``; not
 prv_accountant: it has no subsampled Laplace, and its ``LaplaceMechanism`` failed on these
 rows, "Discrete mean differs from continuous mean significantly" at b 1, T 1000, and
 allocating a 1.1 GiB float128 array per delta at b 10, T 10^4, where the machine's memory
@@ -55,6 +55,7 @@ SETTINGS = [("Opacus CIFAR-10", "1.1", "256/50000", 3910, ["1e-5"]),
 
 
 LAPLACE = [("Laplace b 1, T 1000", "1", None, 1000, ["1e-5", "1e-10"]),
+           ("Poisson Laplace b 1, q 1/100, T 100", "1", "1/100", 100, ["1e-5", "1e-10"]),
            ("Laplace b 10, T 10^4", "10", None, 10000, ["1e-5", "1e-10"]),
            ("Poisson Laplace b 1, q 1/100, T 10^4", "1", "1/100", 10000, ["1e-5", "1e-10"]),
            ("Poisson Laplace b 2, q 1/50, T 10^5", "2", "1/50", 100000, ["1e-5"])]

@@ -33,11 +33,14 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   subsampled Gaussians: truncated Poisson sampling), the Laplace factors
   have at least ``LAPLACE_MIN_OFF_ATOMS`` = 50 steps off their loss's atoms in expectation
   (``engines.transform.laplace``: the truncation bound's floor, the atoms' share to the
-  power T, is then about e^-50; Laplace shifts beyond ``LAPLACE_MAX_STEPS``, where the
-  alternative is a proven bracket of 1 to 3 digits, from ``LAPLACE_BEYOND_OFF_ATOMS`` = 2:
-  the transform's floor then limits its digits, which it reports: at b 100 it gave 4 to 5
-  digits at 1000 steps, 8 to 9 at 3000, 15 to 17 at 7000, 20 from 9500, in 1 to 8 s, the
-  bracket 1 to 3 in 1 to 250 s), the record (or group) is used in at least
+  power T, is then about e^-50; where no closed form answers and the alternative is a
+  proven bracket of 1 to 3 digits, from ``LAPLACE_BEYOND_OFF_ATOMS`` = 2: the transform's
+  floor then limits its digits, which it reports: Laplace shifts beyond
+  ``LAPLACE_MAX_STEPS`` at b 100 gave 4 to 5 digits at 1000 steps, 8 to 9 at 3000, 15 to
+  17 at 7000, 20 from 9500, in 1 to 8 s, the bracket 1 to 3 in 1 to 250 s; Poisson-
+  subsampled Laplaces at 100 steps, b 1/2, 1 and 4, q 1/100 and 1/10, delta(1/10) and
+  eps(1e-5), 2 digits at b 1/2 (7 to 36 s), 16 to 17 at b 1 (4 to 8 s), 6 to 7 at b 4
+  (1 to 8 s), from 10 to 33 steps off the atoms), the record (or group) is used in at least
   ``TRANSFORM_MIN_USES`` = 1 step in expectation (sum_i T_i q_i, a group of g counting
   1 - (1 - q)^g for q, ``engines.transform.mgf.Product.uses``: with fewer uses the loss is
   nearly a lattice of few active steps, and only the decay bound for few steps below
@@ -243,7 +246,8 @@ def _transformed(x, times: int = 1) -> bool:
     record used in at least ``TRANSFORM_MIN_USES`` steps in expectation and no
     sampling rate below ``TRANSFORM_MIN_RATE`` (subsampled factors), and at least
     ``LAPLACE_MIN_OFF_ATOMS`` steps off the loss's atoms (Laplace factors), or
-    ``LAPLACE_BEYOND_OFF_ATOMS`` for Laplace shifts beyond ``LAPLACE_MAX_STEPS``?"""
+    ``LAPLACE_BEYOND_OFF_ATOMS`` where no closed form answers (Laplace shifts beyond
+    ``LAPLACE_MAX_STEPS``, subsampled Laplaces and compositions with subsampled factors)?"""
     for pair in _terms(x):
         try:
             loss = loss_of(pair)
@@ -251,7 +255,7 @@ def _transformed(x, times: int = 1) -> bool:
             return False
         uses, off = times * loss.uses(), times * loss.off_atoms()
         steps = times * compositions(pair)[0]
-        least = LAPLACE_BEYOND_OFF_ATOMS if not uses and steps > LAPLACE_MAX_STEPS else \
+        least = LAPLACE_BEYOND_OFF_ATOMS if uses or steps > LAPLACE_MAX_STEPS else \
             LAPLACE_MIN_OFF_ATOMS
         if not (uses or off) or 0 < uses < TRANSFORM_MIN_USES or \
                 uses and steps < TRANSFORM_MIN_STEPS or \
@@ -300,9 +304,9 @@ def _by_transform(x, total: int, continuous: bool, fallback: Optional[Route],
         why = (f"{_why(x, total, continuous, False)}; the record used in >= "
                f"{TRANSFORM_MIN_USES} steps in expectation in >= {TRANSFORM_MIN_STEPS} "
                f"steps, sampling rates >= "
-               f"{TRANSFORM_MIN_RATE}, Laplace shifts >= {LAPLACE_MIN_OFF_ATOMS} steps off "
-               f"their atoms (>= {LAPLACE_BEYOND_OFF_ATOMS} beyond {LAPLACE_MAX_STEPS} "
-               f"steps): the transform")
+               f"{TRANSFORM_MIN_RATE}, Laplace factors >= {LAPLACE_MIN_OFF_ATOMS} steps off "
+               f"their atoms (>= {LAPLACE_BEYOND_OFF_ATOMS} where no closed form answers: "
+               f"subsampled, or beyond {LAPLACE_MAX_STEPS} steps): the transform")
     return Route(x, steps, TRANSFORM, why, fallback)
 
 
@@ -412,6 +416,6 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
                          f"transform where the record is used at least "
                          f"{FEW_STEPS_MIN_USES} times in expectation, at least "
                          f"{TRANSFORM_MIN_USES} from {TRANSFORM_MIN_STEPS} steps on, and for "
-                         f"the Laplace mechanism where at least {LAPLACE_MIN_OFF_ATOMS} steps "
-                         f"leave its loss's atoms in expectation")
+                         f"the Laplace mechanism where at least {LAPLACE_BEYOND_OFF_ATOMS} "
+                         f"steps leave its loss's atoms in expectation")
     return Route(make(T), 1, BRACKET, _why(one, T, continuous, force))

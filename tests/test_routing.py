@@ -186,12 +186,22 @@ def test_mixed_terms_are_bracketed_as_they_are_or_refused():
         routing.route_entry(rare, 50)
 
 
-def test_a_refusal_names_the_rule_the_steps_miss():
+def test_subsampled_laplace_takes_the_transform_from_few_steps_off_the_atoms():
     """The Laplace mechanism under WOR substitution, a batch of 10 of 1000, 100 steps: one
-    use in expectation, but about 33 of the 50 steps off its loss's atoms that the
-    transform needs (``SubsampledLaplace.off_atoms``); the refusal names that rule."""
+    use in expectation and about 33 steps off its loss's atoms; no closed form answers, and
+    the bracket stops at 7 steps, so the transform's maximum over the orders takes it (from
+    2 steps off the atoms) without a fallback."""
     make = maker("laplace", "wor", relation="substitution", scale=1, n=1000, batch=10)
-    with pytest.raises(ValueError, match="50 steps leave its loss's atoms"):
+    route = routing.route_entry(make, 100)
+    assert route.engine is TRANSFORM and isinstance(route.target, MixedOrders)
+    assert route.fallback is None
+
+
+def test_a_refusal_names_the_rule_the_steps_miss():
+    """The Laplace mechanism under WOR substitution, a batch of 1 of 10^4, 100 steps: 0.01
+    uses in expectation; the refusal names the rules of the transform."""
+    make = maker("laplace", "wor", relation="substitution", scale=1, n=10 ** 4, batch=1)
+    with pytest.raises(ValueError, match="2 steps leave its loss's atoms"):
         routing.route_entry(make, 100)
 
 
