@@ -39,8 +39,8 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   ``LAPLACE_MAX_STEPS`` at b 100 gave 4 to 5 digits at 1000 steps, 8 to 9 at 3000, 15 to
   17 at 7000, 20 from 9500, in 1 to 8 s, the bracket 1 to 3 in 1 to 250 s; Poisson-
   subsampled Laplaces at 100 steps, b 1/2, 1 and 4, q 1/100 and 1/10, delta(1/10) and
-  eps(1e-5), 2 digits at b 1/2 (7 to 36 s), 16 to 17 at b 1 (4 to 8 s), 6 to 7 at b 4
-  (1 to 8 s), from 10 to 33 steps off the atoms), the record (or group) is used in at least
+  eps(1e-5), 21 to 23 digits at b 1/2 (1 to 8 s), 16 to 17 at b 1 (4 to 8 s), 6 to 7 at
+  b 4 (2 to 7 s), from 10 to 33 steps off the atoms), the record (or group) is used in at least
   ``TRANSFORM_MIN_USES`` = 1 step in expectation (sum_i T_i q_i, a group of g counting
   1 - (1 - q)^g for q, ``engines.transform.mgf.Product.uses``: with fewer uses the loss is
   nearly a lattice of few active steps, and only the decay bound for few steps below

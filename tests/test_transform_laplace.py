@@ -176,6 +176,17 @@ def test_subsampled_laplace_lies_inside_the_lattice_bracket(pair):
     assert bracket.lower <= found.lower <= found.upper <= bracket.upper
 
 
+def test_a_flat_loss_is_bounded_by_the_far_bound_where_the_scan_stops():
+    """Scale 1/2, q 1/100, add-remove, 100 steps: G is about 180 M(c) at the cell's low end,
+    the decay scan's cells stop before V / s reaches its level, and the far bound at the
+    node range's end bounds alone (2 digits when the scan gave M(c) instead)."""
+    entry = build(laplace(F(1, 2)), "poisson", "add-remove", q="1/100")
+    found = refacct.delta(entry, "1/10", steps=100)
+    bracket = refacct.delta(entry, "1/10", steps=100, method="bracket")
+    assert found.engine == "transform" and found.verified_digits >= 20
+    assert bracket.lower <= found.lower <= found.upper <= bracket.upper
+
+
 def test_auto_takes_the_transform_for_the_poisson_laplace_entry():
     """Laplace, scale 1, Poisson q 1/100, add-remove, 1000 steps: 10 draws of the record."""
     entry = build(laplace(1), "poisson", "add-remove", q="1/100")

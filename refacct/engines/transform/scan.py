@@ -6,7 +6,8 @@ At s_j the ball |M(c + is_j)| = m plus K h_j bounds |M| on [s_j, s_j + h_j] (K >
 the cells are (level - m) / K wide while m < level (aiming at ``level``), else (M(c) - m) /
 (8 K), at least 1/64; the scan ends where the far bound F(s) >= sup_{s' >= s} |M(c + is')|
 falls under the largest cell bound or the level, or when a cell bound reaches M(c), which
-bounds |M| everywhere.
+bounds |M| everywhere.  After ``MAX_CELLS`` cells the bound is the smallest of M(c), the far
+bound at t, and the cells' largest bound with the far bound where they stop.
 """
 from __future__ import annotations
 
@@ -24,9 +25,9 @@ MAX_CELLS = 1000   # about a second of one-step values
 def scan(one_step: Callable[["acb"], "acb"], c: "arb", t: "arb", top: "arb", level: "arb",
          slope: "arb", far: Callable[["arb"], "arb"]) -> "arb":
     """An upper bound on sup_{s >= t} |M(c + is)| of one step (module docstring): ``top``
-    >= M(c), ``slope`` >= |dM/ds|, ``far(s)`` decreasing in s; ``top`` itself after
-    ``MAX_CELLS`` cells (a level far below M(c), which few steps ask, would take the far
-    bound V / s to s ~ V / level)."""
+    >= M(c), ``slope`` >= |dM/ds|, ``far(s)`` decreasing in s (a level far below M(c),
+    which few steps ask, would take the far bound V / s to s ~ V / level: the cells stop
+    at ``MAX_CELLS``)."""
     worst, s = arb(0), t
     for _ in range(MAX_CELLS):
         progress.check()
@@ -36,8 +37,8 @@ def scan(one_step: Callable[["acb"], "acb"], c: "arb", t: "arb", top: "arb", lev
         worst = max(worst, (m + slope * h).upper())
         s = (s + h).lower()
         if far(s).upper() <= max(worst, level) or worst >= top:
-            return min(max(worst, far(s).upper()), top)
-    return top
+            break
+    return min(max(worst, far(s).upper()), far(t).upper(), top)
 
 
 def steps_decay(loss, c: "arb", t: "arb", drop: Fraction,
