@@ -56,6 +56,7 @@ SETTINGS = [("Opacus CIFAR-10", "1.1", "256/50000", 3910, ["1e-5"]),
 
 LAPLACE = [("Laplace b 1, T 1000", "1", None, 1000, ["1e-5", "1e-10"]),
            ("Poisson Laplace b 1, q 1/100, T 100", "1", "1/100", 100, ["1e-5", "1e-10"]),
+           ("Poisson Laplace b 1/2, q 1/100, T 100", "1/2", "1/100", 100, ["1e-5", "1e-10"]),
            ("Laplace b 10, T 10^4", "10", None, 10000, ["1e-5", "1e-10"]),
            ("Poisson Laplace b 1, q 1/100, T 10^4", "1", "1/100", 10000, ["1e-5", "1e-10"]),
            ("Poisson Laplace b 2, q 1/50, T 10^5", "2", "1/50", 100000, ["1e-5"])]
@@ -76,7 +77,7 @@ def dp_accounting_eps(family: str, width: str, q, steps: int, deltas):
     start = time.perf_counter()
     acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-5)
     event = (dp_accounting.GaussianDpEvent if family == "gaussian" else
-             dp_accounting.LaplaceDpEvent)(float(width))
+             dp_accounting.LaplaceDpEvent)(float(Fraction(width)))
     if q:
         event = dp_accounting.PoissonSampledDpEvent(float(Fraction(q)), event)
     acc.compose(event, steps)
