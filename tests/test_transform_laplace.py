@@ -187,6 +187,21 @@ def test_a_flat_loss_is_bounded_by_the_far_bound_where_the_scan_stops():
     assert bracket.lower <= found.lower <= found.upper <= bracket.upper
 
 
+def test_wor_substitution_at_100_steps_is_decided_without_a_warm_start():
+    """The Laplace mechanism (b 1) under WOR substitution, a batch of 10 of 1000, 100 steps:
+    eps(1e-5) asked first (no grid of an earlier query to start from), where the
+    enclosure 4 digits beyond those asked is out of reach (the atoms' floor) and the grid
+    of 20 decides it.  The maximum over the orders lies above the term whose every step
+    runs one way, Pair(A, B)^100, bracketed by the lattice engine."""
+    refacct.transform._LAST.clear()
+    entry = build(laplace(1), "wor", "substitution", n=1000, batch=10)
+    found = refacct.epsilon(entry, "1e-5", steps=100)
+    assert found.engine == "transform" and found.proven and found.verified_digits >= 20
+    pair = entry.terms[1][1].factors[0][0]
+    one_way = refacct.epsilon(pair ** 100, "1e-5", method="bracket")
+    assert one_way.lower <= found.upper
+
+
 def test_auto_takes_the_transform_for_the_poisson_laplace_entry():
     """Laplace, scale 1, Poisson q 1/100, add-remove, 1000 steps: 10 draws of the record."""
     entry = build(laplace(1), "poisson", "add-remove", q="1/100")
