@@ -237,7 +237,11 @@ def _one_or_fallback(way: routing.Route, request: Request):
     and the fallback answers its kind (the brackets have no H_alpha)."""
     try:
         return _one(way.engine, way.target, request)
-    except OutOfReach:
+    except OutOfReach as exc:
+        if way.fallback is None and isinstance(way.target, MixedOrders):
+            raise OutOfReach(f"{exc.args[0].split('; method=')[0]}; no other engine takes "
+                             f"the orders of {way.steps} steps mixed (the "
+                             f"brackets take up to {routing.MAX_MIXED_STEPS})") from None
         if way.fallback is None or request.kind not in way.fallback.engine.kinds:
             raise
         return _run(way.fallback, replace(request, steps=way.fallback.steps))[0]

@@ -202,6 +202,15 @@ def test_wor_substitution_at_100_steps_is_decided_without_a_warm_start():
     assert one_way.lower <= found.upper
 
 
+def test_a_mixed_orders_tail_out_of_reach_says_no_other_engine_takes_it():
+    """eps(1e-100) of the same entry lies where the atoms carry delta (out of the
+    transform's reach); the brackets stop at 7 steps of mixed orders, so the refusal does
+    not send the user to them."""
+    entry = build(laplace(1), "wor", "substitution", n=1000, batch=10)
+    with pytest.raises(OutOfReach, match="no other engine takes the orders of 100 steps"):
+        refacct.epsilon(entry, "1e-100", steps=100)
+
+
 def test_auto_takes_the_transform_for_the_poisson_laplace_entry():
     """Laplace, scale 1, Poisson q 1/100, add-remove, 1000 steps: 10 draws of the record."""
     entry = build(laplace(1), "poisson", "add-remove", q="1/100")
