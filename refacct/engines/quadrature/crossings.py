@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from fractions import Fraction
+from functools import lru_cache
 from typing import List, Sequence, Tuple
 
 from mpmath import iv, mp
@@ -161,23 +162,31 @@ class _LogRatio:
     g'(y), at the working precision in force when it was built."""
 
     def __init__(self, P: Continuous, Q: Continuous, alpha) -> None:
+        self.dists = (P, Q)
         self.sides = [self._rows(P), self._rows(Q)]
         self.smallest = min(to_mpf(c.width) for d in (P, Q) for _, c in d.components)
         self.log_alpha = mp.log(alpha)
-        self.iv_log_alpha = iv.mpf(self.log_alpha)
+        self._iv_sides = None
 
     @staticmethod
     def _rows(dist: Continuous):
+        """(is Gaussian, ln(w / norm), location, scale) of each component, point values at
+        the working precision (kept: a nested quadrature asks the same pair at every
+        node)."""
+        return _point_rows(dist, mp.prec)
+
+    @staticmethod
+    def _iv_rows(dist: Continuous):
+        """The interval parts of ``_rows``: (is Gaussian, ln(w / norm), location, scale)
+        as enclosures (made only where the isolation needs them: a pair of one component
+        a side has its roots in closed form, ``_single_roots``)."""
         rows = []
         for w, c in dist.components:
             gaussian = isinstance(c, Gaussian)
-            m = c.mean if gaussian else c.loc
             s = c.width
-            norm = to_mpf(s) * (mp.sqrt(2 * mp.pi) if gaussian else 2)
-            rows.append((gaussian, mp.log(to_mpf(w)) - mp.log(norm), to_mpf(m), to_mpf(s),
-                         _iv_log(w) - iv.log(_iv_rational(s) *
-                                             (iv.sqrt(2 * iv.pi) if gaussian else 2)),
-                         _iv_rational(m), _iv_rational(s)))
+            rows.append((gaussian, _iv_log(w) - iv.log(_iv_rational(s) *
+                                                      (iv.sqrt(2 * iv.pi) if gaussian else 2)),
+                         _iv_rational(c.mean if gaussian else c.loc), _iv_rational(s)))
         return rows
 
     def __call__(self, y):
@@ -187,29 +196,47 @@ class _LogRatio:
     @staticmethod
     def _log_mix(rows, y):
         logs = [lw - (((y - m) / s) ** 2 / 2 if g else abs(y - m) / s)
-                for g, lw, m, s, _, _, _ in rows]
+                for g, lw, m, s in rows]
         top = max(logs)
         return top + mp.log(mp.fsum(mp.exp(x - top) for x in logs))
 
     def enclosures(self, a, b):
         """Interval enclosures of (g, g') on [a, b] (no Laplace location strictly inside)."""
+        if self._iv_sides is None:
+            self._iv_sides = [self._iv_rows(d) for d in self.dists]
         I = iv.mpf([a, b])
         logs, scores = [], []
-        for rows in self.sides:
-            terms = [self._log_term(row, I, a) for row in rows]
+        for point_rows, rows in zip(self.sides, self._iv_sides):
+            terms = [self._log_term(row, I, a, point[2])
+                     for point, row in zip(point_rows, rows)]
             logs.append(_iv_logsumexp([t for t, _ in terms]))
             scores.append(_score(terms, logs[-1]))
-        return logs[0] - logs[1] - self.iv_log_alpha, scores[0] - scores[1]
+        return logs[0] - logs[1] - iv.mpf(self.log_alpha), scores[0] - scores[1]
 
     @staticmethod
-    def _log_term(row, I, a):
-        """(enclosure of ln(w k(y)), of its derivative) for y in I."""
-        gaussian, _, m, _, iv_lw, M, S = row
+    def _log_term(row, I, a, m):
+        """(enclosure of ln(w k(y)), of its derivative) for y in I (``m`` the location as
+        a point, for the side of a Laplace's)."""
+        gaussian, iv_lw, M, S = row
         if gaussian:
             z = (I - M) / S
             return iv_lw - z**2 / 2, -z / S
         side = 1 if a >= m else -1
         return iv_lw - side * (I - M) / S, -side / S
+
+
+@lru_cache(maxsize=64)
+def _point_rows(dist: Continuous, prec: int) -> Tuple:
+    """``_LogRatio._rows`` of ``dist`` at ``prec`` bits."""
+    rows = []
+    with mp.workprec(prec):
+        for w, c in dist.components:
+            gaussian = isinstance(c, Gaussian)
+            m = c.mean if gaussian else c.loc
+            s = c.width
+            norm = to_mpf(s) * (mp.sqrt(2 * mp.pi) if gaussian else 2)
+            rows.append((gaussian, mp.log(to_mpf(w)) - mp.log(norm), to_mpf(m), to_mpf(s)))
+    return tuple(rows)
 
 
 def _score(terms, log_total):
@@ -363,7 +390,7 @@ def _single_roots(g: _LogRatio) -> List:
     at any spread of locations and scales (N(1e400, 1) vs N(1/10, 10^2), Lap(2, 1e-300) vs
     Lap(3, 1)), given the precision of ``onestep.resolution_bits``."""
     rows = [rows[0] for rows in g.sides]
-    locations = sorted({m for gaussian, _, m, _, _, _, _ in rows if not gaussian})
+    locations = sorted({m for gaussian, _, m, _ in rows if not gaussian})
     edges = [-mp.inf] + locations + [mp.inf]
     roots = []
     for a, b in zip(edges, edges[1:]):
