@@ -113,6 +113,8 @@ class LegendreCell:
                 r = arb(rho)
                 need = ((arb(16) / 3 * self.half * r / (r - 1)).log() + a + t * y - aim) \
                     / (2 * r.log())
+                if not need.is_finite():   # a cell whose value's ball holds 0
+                    continue
                 n = STEP * max(1, int((need / STEP).upper().ceil().unique_fmpz()))
                 if n < best[0]:
                     best = (n, rho)
