@@ -17,6 +17,7 @@ from mpmath import mp
 import refacct
 from refacct import api
 from refacct.engines.arb import acb, arb, arb_ends, flint
+from refacct.engines.transform.contour import Powers
 from refacct.engines.transform.orders import _Search
 from refacct.errors import InputError
 from refacct.mechanisms import build, gaussian
@@ -36,7 +37,8 @@ def test_the_search_over_j_holds_an_interior_maximum(steps, every):
     with flint.ctx.workprec(128):
         nodes = [(acb(1), acb(arb(-1) / 100), None), (acb(-1), acb(arb(-1) / 50), None)]
         nodes = [(w, d, abs(w) * abs(d) ** 2) for w, d, _ in nodes]
-        ball, runs = _Search(nodes, steps, every).run()
+        powers = Powers([d for _, d, _ in nodes], 0, steps + 1) if every else None
+        ball, runs = _Search(nodes, steps, powers).run()
         lo, hi = arb_ends(ball)
     with mp.workdps(40):
         best = max(mp.exp(-mp.mpf(j) / 100) - mp.exp(-mp.mpf(j) / 50) for j in range(steps + 1))

@@ -27,7 +27,7 @@ from flint import acb_mat
 
 from ..arb import acb, arb
 
-__all__ = ["Line", "LINE_MAX_NODES", "power_sums"]
+__all__ = ["Line", "LINE_MAX_NODES", "Powers", "power_sums"]
 
 # nodes on each side of 0 for a loss whose values at every t come from lines (``row``: a
 # hundred thousand values in seconds); few steps need that many, their transform decaying
@@ -77,26 +77,38 @@ def power_sums(weights: Sequence["acb"], rates: Sequence["acb"], first: int, sto
                ) -> List["acb"]:
     """sum_k g_k e^{n a_k} for n = first .. stop - 1 (``weights`` g_k, ``rates`` a_k): with
     n = first + r B + s, the product X[r, k] Y[k, s] of the module docstring."""
-    count = stop - first
-    if count <= 0:
-        return []
-    width = isqrt(count - 1) + 1                 # B
-    blocks = -(-count // width)                  # rows of X
-    step = [a.exp() for a in rates]
-    jump = [(width * a).exp() for a in rates]
-    current = [g * (first * a).exp() for g, a in zip(weights, rates)]
-    xs = []
-    for r in range(blocks):
-        if r:
-            current = [x * w for x, w in zip(current, jump)]
-        xs.extend(current)
-    ys, power = [], [acb(1)] * len(step)
-    for s in range(width):
-        if s:
-            power = [p * w for p, w in zip(power, step)]
-        ys.append(power)
-    k = len(step)
-    x = acb_mat(blocks, k, xs)
-    y = acb_mat(k, width, [ys[s][j] for j in range(k) for s in range(width)])
-    product = x * y
-    return [product[n // width, n % width] for n in range(count)]
+    return Powers(rates, first, stop).sums(weights)
+
+
+class Powers:
+    """The half of ``power_sums`` that depends on the rates alone: Y[k, s] = e^{s a_k} and
+    the steps e^{B a_k}, e^{first a_k}, made once for any number of weight vectors (the
+    maximum over orders sums new weights on one grid at every eps)."""
+
+    def __init__(self, rates: Sequence["acb"], first: int, stop: int) -> None:
+        self.count = max(stop - first, 0)
+        self.width = isqrt(self.count - 1) + 1 if self.count else 1      # B
+        self.blocks = -(-self.count // self.width)                        # rows of X
+        self.jump = [(self.width * a).exp() for a in rates]
+        self.start = [(first * a).exp() for a in rates]
+        step = [a.exp() for a in rates]
+        ys, power = [], [acb(1)] * len(step)
+        for s in range(self.width):
+            if s:
+                power = [p * w for p, w in zip(power, step)]
+            ys.append(power)
+        k = len(step)
+        self.y = acb_mat(k, self.width, [ys[s][j] for j in range(k) for s in range(self.width)])
+
+    def sums(self, weights: Sequence["acb"]) -> List["acb"]:
+        """sum_k g_k e^{n a_k} for the range made, ``weights`` g_k."""
+        if not self.count:
+            return []
+        current = [g * x for g, x in zip(weights, self.start)]
+        xs = []
+        for r in range(self.blocks):
+            if r:
+                current = [x * w for x, w in zip(current, self.jump)]
+            xs.extend(current)
+        product = acb_mat(self.blocks, len(self.jump), xs) * self.y
+        return [product[n // self.width, n % self.width] for n in range(self.count)]

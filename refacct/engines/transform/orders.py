@@ -34,7 +34,7 @@ distance over which the terms fall by their curvature, not as T.  Far in a tail 
 distance is long (at T = 1000, eps(1e-100): 1500 values and 750 bounds a grid, a minute a
 query), so up to ``EVERY`` orders every S(j) is computed, the curvature bound unused: with
 j = r B + s (0 <= s < B), S(j) = Re sum_n (w_n e^{r B d_n}) (e^{s d_n}), one product of
-Arb matrices (``contour.power_sums``).
+Arb matrices (``contour.Powers``, its rates' half made once a grid).
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ from fractions import Fraction
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ..arb import acb, arb, flint, to_arb
-from .contour import power_sums
+from .contour import Powers
 
 __all__ = ["OrdersLoss", "Nodes", "larger", "attained", "EVERY"]
 
@@ -76,6 +76,17 @@ class OrdersLoss:
         self.ab, self.ba, self.steps = ab, ba, steps
         finite = [x.c_max for x in (ab, ba) if x.c_max is not None]
         self.c_max = min(finite) if finite else None
+        self._kept: Optional[Tuple[object, int, Optional[Powers]]] = None
+
+    def powers(self, logs) -> Optional[Powers]:
+        """The rates' half of ``_every``'s sums on the grid of ``logs`` (d_n does not
+        depend on eps), kept for the last grid; None beyond ``EVERY`` orders."""
+        if self._kept is None or self._kept[0] is not logs or \
+                self._kept[1] != flint.ctx.prec:
+            made = Powers([(node.a - node.b) / self.steps for node in logs], 0,
+                          self.steps + 1) if self.steps + 1 <= EVERY else None
+            self._kept = (logs, flint.ctx.prec, made)
+        return self._kept[2]
 
     @property
     def max_nodes(self) -> Optional[int]:
@@ -98,7 +109,8 @@ class OrdersLoss:
 
     def trapezoid(self, logs, c: "arb", h: "arb", e: "arb") -> "arb":
         """A ball holding max_j S(j) (module docstring)."""
-        return _Search(_weights(logs, c, h, e, self.steps), self.steps).run()[0]
+        return _Search(_weights(logs, c, h, e, self.steps), self.steps,
+                       self.powers(logs)).run()[0]
 
 
 def _weights(logs, c: "arb", h: "arb", e: "arb", steps: int):
@@ -113,14 +125,15 @@ def _weights(logs, c: "arb", h: "arb", e: "arb", steps: int):
 
 
 class _Search:
-    """The branch and bound of the module docstring over j = 0 .. ``steps``, or with
-    ``every`` (default: at most ``EVERY`` orders) every value at once (``_every``)."""
+    """The branch and bound of the module docstring over j = 0 .. ``steps``, or given
+    ``powers`` (``OrdersLoss.powers``: at most ``EVERY`` orders) every value at once
+    (``_every``)."""
 
-    def __init__(self, weights, steps: int, every: Optional[bool] = None) -> None:
+    def __init__(self, weights, steps: int, powers: Optional[Powers] = None) -> None:
         self.weights, self.steps = weights, steps
         self.values: Dict[int, Tuple["arb", List["arb"]]] = {}
-        if every if every is not None else steps + 1 <= EVERY:
-            self.values = {j: (v, []) for j, v in enumerate(_every(weights, steps))}
+        if powers is not None:
+            self.values = {j: (v, []) for j, v in enumerate(_every(weights, powers))}
 
     def value(self, j: int) -> Tuple["arb", List["arb"]]:
         """(S(j), e^{j Re d_n} for every node)."""
@@ -163,10 +176,9 @@ class _Search:
         return low.union(high), _runs(reach)
 
 
-def _every(weights, steps: int) -> List["arb"]:
-    """S(j) for j = 0 .. ``steps`` (module docstring)."""
-    sums = power_sums([w for w, _, _ in weights], [d for _, d, _ in weights], 0, steps + 1)
-    return [v.real for v in sums]
+def _every(weights, powers: Powers) -> List["arb"]:
+    """S(j) for j = 0 .. T (module docstring), ``powers`` made from the d_n for that range."""
+    return [v.real for v in powers.sums([w for w, _, _ in weights])]
 
 
 def _runs(spans: List[Tuple[int, int]]) -> List[Tuple[int, int]]:
@@ -188,4 +200,5 @@ def attained(loss: OrdersLoss, nodes, eps: Fraction, found) -> List[Tuple[int, i
     with flint.ctx.workprec(plan.prec):
         c, h, e = (to_arb(v) for v in (plan.c, plan.h, eps))
         slack = 2 * found.truncation + found.below + found.above
-        return _Search(_weights(nodes.logs, c, h, e, loss.steps), loss.steps).run(slack)[1]
+        return _Search(_weights(nodes.logs, c, h, e, loss.steps), loss.steps,
+                       loss.powers(nodes.logs)).run(slack)[1]
