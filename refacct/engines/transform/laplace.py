@@ -28,6 +28,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..arb import acb, arb, flint, power_log, to_arb
 from .contour import power_sums
+from .endpoints import Expansion
 from .lattice import lattice_weights, rate
 from .legendre import LegendreCell
 from .scan import scan
@@ -278,6 +279,11 @@ class SubsampledLaplace:
 
     def log_mgf(self, z: "acb") -> "acb":
         return self.steps * power_log(self.one_step(z))
+
+    def expansion(self) -> Optional[Expansion]:
+        """The part of M_T that does not decay, to subtract (``endpoints``), for one cell:
+        Poisson sampling of one mechanism (None for more cells)."""
+        return Expansion(self) if self.top == 1 else None
 
     def decay(self, c: "arb", t: "arb", drop: Fraction = Fraction(0)) -> "arb":
         """The scan (``scan``) with the far bound W + V / s, aiming at e^{drop / T} M(c)

@@ -571,12 +571,15 @@ class PoissonGaussian(SubsampledGaussian):
 
 class Product:
     """The loss of a heterogeneous composition: its factors' losses (each for its own
-    steps) add, M_T = prod_i M_i, and sup |M_T| <= prod_i sup |M_i|."""
+    steps) add, M_T = prod_i M_i, and sup |M_T| <= prod_i sup |M_i|.  A single factor's
+    ``expansion`` (the part of M_T that does not decay, ``endpoints``) is the product's."""
 
     def __init__(self, factors: Sequence) -> None:
         self.factors = tuple(factors)
         finite = [f.c_max for f in self.factors if f.c_max is not None]
         self.c_max = min(finite) if finite else None
+        self.expansion = self.factors[0].expansion() if len(self.factors) == 1 and \
+            hasattr(self.factors[0], "expansion") else None
 
     @property
     def max_nodes(self) -> Optional[int]:

@@ -107,8 +107,9 @@ class OrdersLoss:
         tops = self.ab.sup(), self.ba.sup()
         return None if any(top is None for top in tops) else larger(*tops)
 
-    def trapezoid(self, logs, c: "arb", h: "arb", e: "arb") -> "arb":
+    def trapezoid(self, logs, c: Fraction, h: Fraction, e: Fraction) -> "arb":
         """A ball holding max_j S(j) (module docstring)."""
+        c, h, e = to_arb(c), to_arb(h), to_arb(e)
         return _Search(_weights(logs, c, h, e, self.steps), self.steps,
                        self.powers(logs)).run()[0]
 
