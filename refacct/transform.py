@@ -157,12 +157,39 @@ def _epsilon(loss, delta: Fraction, digits: int, hint: Optional[Grid]):
     if delta >= 1:
         return EpsilonResult(mp.zero, mp.zero, NAME + "; delta >= 1)", digits, delta,
                              enclosure=(mp.zero, mp.zero), proven=True), hint
+    near = _next_to_sup(loss, delta, digits)
+    if near is not None:
+        return near, hint
     lo, hi, hint = epsilon_bracket(loss, delta, digits, hint)
     ends = dyadic_mpf(lo), _at_most_sup(loss, dyadic_mpf(hi))
     value, radius = midpoint_radius(*ends)
     return EpsilonResult(value, radius, _how(hint) + "; eps bracketed by enclosures of "
                          "delta on either side", digits, delta, enclosure=ends,
                          proven=True), hint
+
+
+def _next_to_sup(loss, delta: Fraction, digits: int) -> Optional[EpsilonResult]:
+    """eps_T(delta) in [sup + ln(1 - delta / w), sup] where the loss has an atom of P-mass w
+    at its supremum (``top_mass``) and that is at most 10^-digits of sup wide: on {L_T =
+    sup} alone delta_T(eps) >= w (1 - e^{eps - sup}) > delta below the lower end, and
+    delta_T(sup) = 0.  Deep in a Laplace loss's tail the atom carries delta (Poisson b 1,
+    q 1/100, 100 steps: w = 3.7e-74, and eps(1e-100) lies within 3e-27 of sup), where the
+    transform's grids resolve little (c far beyond what they steer to)."""
+    with flint.ctx.workprec(4 * digits + 128):
+        mass = loss.top_mass() if hasattr(loss, "top_mass") else None
+        if mass is None:
+            return None
+        top = loss.sup()
+        share = to_arb(delta) / mass.exp()
+        if not share < 1:
+            return None
+        lo, hi = arb_ends(top + (1 - share).log())[0], arb_ends(top)[1]
+        if not lo > 0 or hi - lo > hi / mp.mpf(10) ** digits:
+            return None
+        value, radius = midpoint_radius(lo, hi)
+    return EpsilonResult(value, radius, NAME + "; eps within the atom at the supremum of "
+                         "the privacy loss: delta_T(eps) >= P(L_T = sup)(1 - e^{eps - sup}))",
+                         digits, delta, enclosure=(lo, hi), proven=True)
 
 
 def _at_most_sup(loss, hi):

@@ -237,3 +237,28 @@ def test_beyond_the_closed_form_few_steps_off_the_atoms_take_the_transform():
         value, bound = hockey_laplace(F(1, 1000), 20000, mp.exp(F(1, 2)), eps=F(1, 2))
         assert found.engine == "transform" and found.proven and found.verified_digits >= 3
         assert found.lower <= value - bound and value + bound <= found.upper
+
+
+def test_deep_in_the_tail_the_atom_at_the_supremum_decides_eps():
+    """Poisson b 1, q 1/100, add-remove, 100 steps: the atom at the loss's supremum
+    100 ln(1 - q + q e) has P-mass (e^{-1} (1 - q + q e) / 2)^100, about 2e-73, so
+    eps(1e-100) lies within 1e-26 below the supremum: 20 digits, inside the lattice
+    bracket (3 digits; the transform's grids did not reach it)."""
+    entry = build(laplace(1), "poisson", "add-remove", q="1/100")
+    found = refacct.epsilon(entry, "1e-100", steps=100)
+    bracket = refacct.epsilon(entry, "1e-100", steps=100, method="bracket")
+    with mp.workdps(50):
+        top = 100 * mp.log(1 - mp.mpf(1) / 100 + mp.e / 100)
+        assert found.lower <= top <= found.upper and top - found.lower < mp.mpf(10) ** -26
+    assert found.proven and found.verified_digits >= 20
+    assert bracket.lower <= found.lower <= found.upper <= bracket.upper
+
+
+def test_the_atom_at_the_supremum_meets_the_exact_convolution():
+    """Lap(1, 1) vs Lap(0, 1), 10 steps, eps(1e-30): 10 + ln(1 - 2^10 10^-30) from the atom
+    at the supremum (P-mass 2^-10), inside the exact T-fold law's bracket."""
+    pair = build(laplace(1), "none", "add-remove")
+    found = refacct.epsilon(pair, "1e-30", steps=10, method="transform")
+    exact = refacct.epsilon(pair, "1e-30", steps=10, method="quadrature")
+    assert found.verified_digits >= 20
+    assert max(found.lower, exact.lower) <= min(found.upper, exact.upper)

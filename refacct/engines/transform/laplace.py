@@ -70,6 +70,10 @@ class LaplaceShift:
         """The loss of a step is at most e0: T e0."""
         return self.steps * to_arb(self.e0)
 
+    def top_mass(self) -> "arb":
+        """ln P(L_T = T e0) = T ln(1/2): the atom e0 has P-mass 1/2 (module docstring)."""
+        return -self.steps * arb(2).log()
+
     def uses(self) -> Fraction:
         """Not a subsampled use of the record (``Product.uses``): none."""
         return Fraction(0)
@@ -117,7 +121,7 @@ class SubsampledLaplace:
     equal width overstated V twofold at b 1/2).  So |M(c + is)| <= W + V / s, W = sum_atoms
     w r^{1 + c}: the far bound of the scan (``scan``), whose level is kept above W + (M(c) -
     W) / 16 (the atoms do not decay: the bound's floor is about that to the power T, as
-    for the shift pair).  V is large where u is flat: at b 1/2, q 1/100, G at the cell's
+    for the shift pair; with one cell that part is subtracted, ``expansion``).  V is large where u is flat: at b 1/2, q 1/100, G at the cell's
     low end is about 180 M(c), and the scan's cells, narrow where |M| nears W as the atoms'
     terms come into phase, stop before V / s reaches the level; the far bound at the
     node range's end then bounds alone (100 steps: 21-23 digits, 2 when it did not).
@@ -312,6 +316,13 @@ class SubsampledLaplace:
             x1, x2 = Fraction(j) / self.scale, Fraction(self.top - j) / self.scale
             total += w * (x1 / (1 + x1) + x2 / (1 + x2)) / 2
         return self.steps * total
+
+    def top_mass(self) -> "arb":
+        """ln P(L_T = sup) = T ln(w r), w r the P-mass of the upper atom: p / q is monotone
+        in y (the weights are in likelihood-ratio order), so its largest value is an
+        atom's."""
+        mass, log_r = max(self._atoms(), key=lambda atom: atom[1].mid())
+        return self.steps * (mass.log() + log_r)
 
     def sup(self) -> Optional["arb"]:
         """T times the largest ln R: R is monotone on each cell and constant outside, so the

@@ -631,6 +631,13 @@ class Product:
         return min((f.rate() for f in self.factors if hasattr(f, "rate")),
                    default=Fraction(1))
 
+    def top_mass(self) -> Optional["arb"]:
+        """ln P(L_T = sup L_T), the sum of the factors' (the supremum of a sum of
+        independent losses is attained where each attains its own), where every factor has
+        an atom at its supremum (Laplace losses); else None."""
+        masses = [getattr(f, "top_mass", lambda: None)() for f in self.factors]
+        return None if None in masses else sum(masses, arb(0))
+
     def sup(self) -> Optional["arb"]:
         total = arb(0)
         for f in self.factors:
