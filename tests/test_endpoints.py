@@ -112,12 +112,32 @@ def test_the_subtracted_sum_meets_the_plain_transform_and_the_bracket():
         assert to_arb(bracket.lower) <= lo and hi <= to_arb(bracket.upper)
 
 
-def test_where_m_t_alone_does_not_reach_the_transform_still_refuses():
-    """The add direction at 100 steps of scale 1: steering goes by M_T alone (the
-    subtraction's search near the loss's supremum took minutes for a digit)."""
+def test_where_m_t_alone_does_not_reach_the_difference_steers():
+    """The add direction at 100 steps of scale 1: steered by M_T the range passes the node
+    budget (the atoms' floor); steered by M_T - P it is reached, at least 23 digits,
+    inside the lattice bracket."""
     loss = Product([SubsampledLaplace(F(1), ADD[0], 100, ADD[1])])
+    plain = Product([SubsampledLaplace(F(1), ADD[0], 100, ADD[1])])
+    plain.expansion = None
     with pytest.raises(OutOfReach):
-        inversion.delta_enclosure(loss, F(33, 100), 20)
+        inversion.delta_enclosure(plain, F(33, 100), 20)
+    found = inversion.delta_enclosure(loss, F(33, 100), 20)[0]
+    assert found.narrow(23)
+    lo, hi = found.ends()
+    pair = Pair(Laplace(0, 1), Mixture([(1 - Q, Laplace(0, 1)), (Q, Laplace(1, 1))]))
+    bracket = refacct.delta(pair ** 100, F(33, 100), method="bracket")
+    with flint.ctx.workprec(128):
+        assert to_arb(bracket.lower) <= lo and hi <= to_arb(bracket.upper)
+
+
+def test_deep_in_the_tail_the_difference_gives_digits():
+    """eps(1e-60) of scale 1, q 1/100, add-remove, 100 steps: a 2-digit bracket when M_T
+    steered alone, 20 digits now, inside the lattice bracket."""
+    entry = build(laplace(1), "poisson", "add-remove", q="1/100")
+    found = refacct.epsilon(entry, "1e-60", steps=100)
+    bracket = refacct.epsilon(entry, "1e-60", steps=100, method="bracket")
+    assert found.engine == "transform" and found.proven and found.verified_digits >= 20
+    assert bracket.lower <= found.lower <= found.upper <= bracket.upper
 
 
 def test_scale_4_gets_its_digits():
