@@ -103,6 +103,7 @@ class Expansion:
     def __init__(self, loss, order: int = ORDER) -> None:
         self.loss, self.order, self.steps = loss, order, loss.steps
         self._made: Dict[int, tuple] = {}
+        self._sums: Dict[int, tuple] = {}
         self._nodes: Dict[tuple, List["acb"]] = {}
         self._remainders: Dict[tuple, "arb"] = {}
 
@@ -174,13 +175,21 @@ class Expansion:
 
     # --- T steps ----------------------------------------------------------------------
 
-    def _coefficients(self):
-        """(the ends' u, [A_j], [B_j], [(a_n, [S_n(0) .. S_n(m)])], Lambda) at the current
-        precision (module docstring), made once per precision."""
+    def _steps(self):
+        """(u_lo, u_hi, [A_j], [B_j]) at the current precision, made once per precision."""
         prec = flint.ctx.prec
         if prec not in self._made:
-            low, high = self._one_step()
             (_, u_lo), (_, u_hi) = self._ends()
+            self._made[prec] = (u_lo, u_hi) + tuple(self._one_step())
+        return self._made[prec]
+
+    def _terms(self):
+        """([(a_n, [S_n(0) .. S_n(m)])], Lambda) at the current precision (module
+        docstring), made once per precision: only the sum needs them (T + 1 products of
+        series; the decay bound and the node values take A and B alone)."""
+        prec = flint.ctx.prec
+        if prec not in self._sums:
+            u_lo, u_hi, low, high = self._steps()
             m, steps = self.order, self.steps
             with _series(m + 1):
                 a, b = (flint.arb_series(v, prec=m + 1) for v in (low, high))
@@ -196,18 +205,18 @@ class Expansion:
                     mass += sum((abs(x) for x in c), arb(0))
                     suffix = [sum(c[i:], arb(0)) for i in range(m + 1)]
                     terms.append(((steps - n) * u_lo + n * u_hi, suffix))
-            self._made[prec] = (u_lo, u_hi, low, high, terms, mass.upper())
-        return self._made[prec]
+            self._sums[prec] = (terms, mass.upper())
+        return self._sums[prec]
 
     def mass(self) -> "arb":
         """Lambda: the sum of |c_nj| (module docstring), at 64 bits."""
         with flint.ctx.workprec(64):
-            return self._coefficients()[5]
+            return self._terms()[1]
 
     def part(self, x: "arb") -> "arb":
         """Delta_P(x), P's part of delta at x (module docstring)."""
         m, total = self.order, arb(0)
-        for a, suffix in self._coefficients()[4]:
+        for a, suffix in self._terms()[0]:
             tau = a - x
             if tau < 0:
                 continue
@@ -228,7 +237,7 @@ class Expansion:
         key = (c.mid().str(30), h.mid().str(30), flint.ctx.prec)
         known = self._nodes.setdefault(key, [])
         if len(known) < stop:
-            u_lo, u_hi, low, high, _, _ = self._coefficients()
+            u_lo, u_hi, low, high = self._steps()
             m = self.order
             with _series(m + 1):
                 for n in range(len(known), stop):
@@ -245,7 +254,7 @@ class Expansion:
     def decay(self, c: "arb", t: "arb") -> "arb":
         """sup over |w| >= t of |M_T - P|(c + is) (module docstring)."""
         with flint.ctx.workprec(flint.ctx.prec + 128):
-            u_lo, u_hi, low, high, _, _ = self._coefficients()
+            u_lo, u_hi, low, high = self._steps()
             x = 1 / ((c + 1) * (c + 1) + t * t).sqrt()
             m, steps = self.order, self.steps
             p = [abs(a) * (c * u_lo).exp() + abs(b) * (c * u_hi).exp() for a, b in zip(low, high)]
