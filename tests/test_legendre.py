@@ -92,10 +92,10 @@ def test_subsampled_laplace_cells_match_arbs_integral(scale, weights, against, c
 
 def test_poisson_laplace_at_100_steps_lies_inside_the_lattice_bracket():
     """Scale 1, q 1/100, add-remove, 100 steps (one draw of the record in expectation, 25
-    steps off the loss's atoms): auto takes the transform, 17 digits, where the atoms' share
-    of M floors the truncation bound."""
+    steps off the loss's atoms): auto takes the transform, 20 digits (17 where the atoms'
+    share of M floored the truncation bound, before that part was subtracted)."""
     entry = build(laplace(1), "poisson", "add-remove", q="1/100")
     found = refacct.delta(entry, "1/10", steps=100)
     bracket = refacct.delta(entry, "1/10", steps=100, method="bracket")
-    assert found.engine == "transform" and found.proven and found.verified_digits >= 15
+    assert found.engine == "transform" and found.proven and found.verified_digits >= 20
     assert bracket.lower <= found.lower <= found.upper <= bracket.upper
