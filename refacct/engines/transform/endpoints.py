@@ -275,7 +275,7 @@ class Expansion:
         c, h, e = (to_arb(v) for v in exact)
         two_pi, top = 2 * arb.pi(), self.steps * self._ends()[1][1]
         ahead = 0
-        while e + two_pi * (ahead + 1) / h < top:
+        while not e + two_pi * (ahead + 1) / h >= top:   # a ball straddling top: kept
             ahead += 1
         peak = (logs[0].real - c * e).exp() / (c * (c + 1))   # the integrand at t = 0
         bits = ((self.mass() / peak).log() + two_pi * c * ahead / h) / arb(2).log()
