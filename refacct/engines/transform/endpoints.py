@@ -227,8 +227,8 @@ class Expansion:
                     series += suffix[i] * power
                     power = power * tau / (i + 1)
                 total += value - (-tau).exp() * series
-            else:   # |P(j + 1, tau)| <= |tau| on [0, 1]
-                total += arb(0, sum((abs(s) for s in suffix), arb(0)).upper()
+            else:   # 0 <= P(j + 1, tau) <= |tau| on [0, 1]; |c_j| <= |S(j)| + |S(j + 1)|
+                total += arb(0, 2 * sum((abs(s) for s in suffix), arb(0)).upper()
                              * abs(tau).upper())
         return total
 
