@@ -51,8 +51,8 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   T 10^6, eps(1e-5) and delta(1/2) take 7 and 8 s, at q 1e-4, T 10^5 delta(1/10) and
   delta(1/2) 1.5 and 2.3 s, where the bracket gives 2 digits in 3 to 40 s); else a
   proven bracket;
-* from three compositions on, subsampled Gaussians (pairs, not public mixtures, and no
-  Laplace factor with atoms in its loss), the record used in at least
+* from three compositions on (``PUBLIC_MIN_STEPS`` = 20 for public mixtures), subsampled
+  Gaussians (no Laplace factor with atoms in its loss), the record used in at least
   ``FEW_STEPS_MIN_USES`` = 1/100 step in expectation at rates of at least
   ``TRANSFORM_MIN_RATE``, and below one use a spread sum_i T_i e^{-1/sigma_i^2} of at
   least ``FEW_STEPS_MIN_SPREAD`` = 1 (``engines.transform.mgf.SubsampledGaussian.spread``:
@@ -68,8 +68,12 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   1000 steps, a tail of 1e-63 bounded without a digit in 15 s; below spread 1 (sigma
   1/2 up to 16 steps: spread 0.29) out of reach unless the record is used once (sigma
   1/2, q 1/10, 16 steps; WOR substitution, sigma 1 (1/2 on its lattice), batch 1 of 10,
-  20 and 50 steps: 25 digits in 9 and 4 s, where 5 steps are out of reach), and public
-  mixtures reach 4 digits at three steps;
+  20 and 50 steps: 25 digits in 9 and 4 s, where 5 steps are out of reach); public
+  mixtures (truncated Poisson, sigma 1, n 1000, p 1/100 cut at 12, or n 100, p 1/20 cut
+  at 6) reach 4 digits at three steps and 0 at ten (p 1/20; out of reach at p 1/100
+  add-remove), and from 20 steps 21 to 28 digits in 7 to 116 s under add-remove,
+  zero-out and replace-one (delta(1), eps(1e-5), eps(1e-100); at 20 to 100 steps below
+  one use the bracket gave 2 to 5 digits in 9 to 117 s);
 * self-compositions of a Laplace shift take the transform below ``LAPLACE_MAX_STEPS`` too
   once 50 steps leave the atoms (e0 = 1: 200 steps; milliseconds where the T-fold law's
   closed form takes seconds to minutes);
@@ -125,7 +129,7 @@ from .transform import TRANSFORM
 __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX_STEPS",
            "EXACT_MAX_STEPS",
            "MAX_MIXED_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_STEPS", "TRANSFORM_MIN_RATE",
-           "FEW_STEPS_MIN_USES", "FEW_STEPS_MIN_SPREAD",
+           "FEW_STEPS_MIN_USES", "FEW_STEPS_MIN_SPREAD", "PUBLIC_MIN_STEPS",
            "LAPLACE_MIN_OFF_ATOMS", "LAPLACE_BEYOND_OFF_ATOMS", "ENGINES",
            "SHUFFLED_ENGINES", "Route", "compositions", "self_composition", "route_pair",
            "route_entry"]
@@ -143,6 +147,7 @@ LAPLACE_BEYOND_OFF_ATOMS = 2
 TRANSFORM_MIN_RATE = Fraction(1, 10 ** 5)
 FEW_STEPS_MIN_USES = Fraction(1, 100)
 FEW_STEPS_MIN_SPREAD = 1
+PUBLIC_MIN_STEPS = 20
 STANDARD = "standard engines"
 CERTIFIED_WHY = ("two compositions: the certified engine's proven enclosures, the standard "
                  "engines where it falls short")
@@ -267,15 +272,16 @@ def _transformed(x, times: int = 1) -> bool:
 def _within(x, total: int, times: int = 1) -> bool:
     """Does the transform take ``x`` composed ``times`` times (``total`` compositions)
     where the many-step rule (``_transformed``) may not: Laplace shifts it takes, or from
-    ``QUADRATURE_MAX_STEPS`` compositions on, pairs (not public mixtures) without atoms in
-    their loss whose record is used in at least ``FEW_STEPS_MIN_USES`` steps in
+    ``QUADRATURE_MAX_STEPS`` compositions on (``PUBLIC_MIN_STEPS`` for public mixtures),
+    terms without atoms in their loss whose record is used in at least
+    ``FEW_STEPS_MIN_USES`` steps in
     expectation, with a spread (``Product.spread``) of at least ``FEW_STEPS_MIN_SPREAD``
     below ``TRANSFORM_MIN_USES`` uses, at sampling rates of at least
     ``TRANSFORM_MIN_RATE``?"""
     pairs = _pair_factors(x)
     if _laplace(pairs):
         return _transformed(x, times)
-    if pairs is None or total < QUADRATURE_MAX_STEPS:
+    if total < (QUADRATURE_MAX_STEPS if pairs is not None else PUBLIC_MIN_STEPS):
         return False
     for pair in _terms(x):
         try:

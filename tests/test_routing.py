@@ -31,7 +31,7 @@ def test_the_documented_limits():
 
 @pytest.mark.parametrize("make, standard, bracketed", [
     (POISSON, 3, 4),                       # continuous: quadrature up to 3 steps
-    (maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20", max_batch=6), 3, 99),
+    (maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20", max_batch=6), 3, 19),
     (maker("gaussian", "poisson", sigma=1, q="1/1000", group=2), 3, 4),   # 0.008 uses
     (maker("gaussian", "wor", relation="add", sigma=1, n=10 ** 4, batch=1), 3, 99),
 ])
@@ -127,12 +127,15 @@ def test_a_width_asks_for_the_bracket_where_auto_gives_the_transform():
 
 def test_public_mixtures_give_the_transform_their_one_step_entry():
     """The truncated-Poisson Gaussian (a public mixture, 004 Sec. 3.4) goes to the transform
-    as the 1-step entry and T, like the brackets (its T-step entry is a sum over counts);
+    as the 1-step entry and T, like the brackets (its T-step entry is a sum over counts),
+    from ``PUBLIC_MIN_STEPS`` = 20 steps on (the few-steps rule), the bracket its fallback;
     the Poisson-subsampled Laplace goes to the transform from 100 steps on."""
     make = maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20", max_batch=6)
-    route = routing.route_entry(make, 1000)
-    assert route.engine is TRANSFORM and route.steps == 1000 and route.target == make(1)
-    assert routing.route_entry(make, 99).bracket
+    for steps in (1000, 99, 20):
+        route = routing.route_entry(make, steps)
+        assert route.engine is TRANSFORM and route.steps == steps and route.target == make(1)
+        assert route.fallback.bracket
+    assert routing.route_entry(make, 19).bracket
     laplace = maker("laplace", "poisson", scale=1, q="1/10")
     assert routing.route_entry(laplace, 1000).engine.name == "transform"
     assert routing.route_entry(laplace, 99).bracket

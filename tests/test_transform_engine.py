@@ -232,6 +232,19 @@ def test_truncated_poisson_lies_inside_the_lattice_bracket():
 
 
 @pytest.mark.slow
+def test_truncated_poisson_at_few_steps_lies_inside_the_lattice_bracket():
+    """Truncated Poisson (n 100, p 1/20, batches cut at 6) at 20 steps, below the 100 of
+    the many-step rule: auto takes the transform (the few-steps rule for public mixtures),
+    whose digits lie inside the lattice bracket (alone: 3 digits)."""
+    entry = build(gaussian(1), "truncated-poisson", "add-remove", n=100, p_sample="1/20",
+                  max_batch=6)
+    routed = refacct.delta(entry, 1, steps=20)
+    bracket = refacct.delta(entry, 1, steps=20, method="bracket")
+    assert routed.engine == "transform" and routed.verified_digits >= 20
+    assert contains(bracket, routed)
+
+
+@pytest.mark.slow
 def test_a_far_tail_beyond_the_steering_precision_lies_inside_the_lattice_bracket():
     """sigma 1, q 1e-3, 10^4 steps: ln M_T(c2) is too large to evaluate past c2 ~ 30, so
     the Chernoff point is steered inside that range (it once ran to the edge, 200, and h

@@ -17,6 +17,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, List, Optional, Sequence, Tuple
 
+import mpmath
+from mpmath import mp
+
+from ...exact import to_mpf
 from ..arb import acb, arb, power_log, to_arb
 from .contour import LINE_MAX_NODES
 from .scan import steps_decay
@@ -84,3 +88,9 @@ class PublicMixtureLoss:
     def uses(self) -> Fraction:
         """The expected number of the T steps that use the record."""
         return self.steps * self.rate()
+
+    def spread(self) -> mpmath.mpf:
+        """T sum_r w_r e^{-1 / s_r^2}: the pairs' ``SubsampledGaussian.spread`` of one step,
+        weighted (each step draws its pair r), for the routing's few-steps rule."""
+        with mp.workdps(15):
+            return self.steps * mp.fsum(to_mpf(w) * part.spread() for w, part in self.parts)
