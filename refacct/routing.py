@@ -55,7 +55,7 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   Gaussians (no Laplace factor with atoms in its loss), the record used in at least
   ``FEW_STEPS_MIN_USES`` = 1/100 step in expectation at rates of at least
   ``TRANSFORM_MIN_RATE``, and below one use a spread sum_i T_i e^{-1/sigma_i^2} of at
-  least ``FEW_STEPS_MIN_SPREAD`` = 1 (``engines.transform.mgf.SubsampledGaussian.spread``:
+  least ``FEW_STEPS_MIN_SPREAD`` = 1/2 (``engines.transform.mgf.SubsampledGaussian.spread``:
   the steps that do not use the record make a near-atom, narrower at small sigma), take the
   transform whatever their count; its fallback is the quadrature at three compositions,
   the bracket beyond (its decay bound for few steps,
@@ -65,7 +65,11 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   1/100 use and spread 1, 20 to 29 digits in 0.4 to 31 s, except eps(1e-5) at sigma 1,
   q 1/100, 4 steps (spread 1.5) and eps(1e-100) at sigma 1/2, q 1e-3, 100 steps (spread
   1.8), out of reach in 1 to 2 s (then the bracket), and delta(1) at sigma 2, q 1e-4,
-  1000 steps, a tail of 1e-63 bounded without a digit in 15 s; below spread 1 (sigma
+  1000 steps, a tail of 1e-63 bounded without a digit in 15 s; between spread 1/2 and 1
+  below one use, 23 to 28 digits in 8 to 29 s (sigma 1/2, q 1/100, 30 and 45 steps,
+  spread 0.55 and 0.82, delta(1) and eps(1e-5); three different steps of spread 0.87,
+  delta(1), where the nested quadrature took 185 s; WOR substitution, sigma 1, batch 1 of
+  100, 50 steps, spread 0.92: delta(1) 25 digits in 15 s, refused before); below (sigma
   1/2 up to 16 steps: spread 0.29) out of reach unless the record is used once (sigma
   1/2, q 1/10, 16 steps; WOR substitution, sigma 1 (1/2 on its lattice), batch 1 of 10,
   20 and 50 steps: 25 digits in 9 and 4 s, where 5 steps are out of reach); public
@@ -118,7 +122,7 @@ from .engines.quadrature.laplace_shift import laplace_shift
 from .engines.quadrature.shift import shift_squared
 from .engines.transform.mgf import loss_of
 from .errors import InputError, InputTypeError
-from .exact import count as check_count
+from .exact import count as check_count, to_mpf
 from .hockey import EXACT, QUADRATURE
 from .mechanisms import Dominated, Shuffled
 from .mechanisms.relations import MixedOrders
@@ -146,7 +150,7 @@ LAPLACE_MIN_OFF_ATOMS = 50
 LAPLACE_BEYOND_OFF_ATOMS = 2
 TRANSFORM_MIN_RATE = Fraction(1, 10 ** 5)
 FEW_STEPS_MIN_USES = Fraction(1, 100)
-FEW_STEPS_MIN_SPREAD = 1
+FEW_STEPS_MIN_SPREAD = Fraction(1, 2)
 PUBLIC_MIN_STEPS = 20
 STANDARD = "standard engines"
 CERTIFIED_WHY = ("two compositions: the certified engine's proven enclosures, the standard "
@@ -291,7 +295,7 @@ def _within(x, total: int, times: int = 1) -> bool:
         uses = times * loss.uses()
         if loss.off_atoms() or uses < FEW_STEPS_MIN_USES or loss.least_rate() < \
                 TRANSFORM_MIN_RATE or uses < TRANSFORM_MIN_USES and \
-                times * loss.spread() < FEW_STEPS_MIN_SPREAD:
+                times * loss.spread() < to_mpf(FEW_STEPS_MIN_SPREAD):
             return False
     return True
 

@@ -103,6 +103,16 @@ def test_three_steps_take_the_transform_before_the_quadrature():
     assert routing.route_entry(public, 3).engine is routing.QUADRATURE
 
 
+def test_below_one_use_the_spread_decides_from_one_half():
+    """sigma 1/2, q 1/100: below one use in expectation the spread T e^{-4} decides, 0.4945
+    at 27 steps (the bracket) and 0.5128 at 28 (the transform, the bracket its fallback)."""
+    g0 = Gaussian(0, "1/2")
+    pair = Pair(Mixture([("99/100", g0), ("1/100", Gaussian(1, "1/2"))]), g0)
+    assert routing.route_pair(pair ** 27).bracket
+    route = routing.route_pair(pair ** 28)
+    assert route.engine is TRANSFORM and route.fallback.bracket
+
+
 def test_small_sampling_rates_stay_with_the_brackets():
     """q = 1e-5 is the smallest rate the transform gets: at T = 10^6 (the record used 10
     times in expectation) it takes q = 1e-5; q = 1e-6 at T = 10^6 (1 use) is left to the
