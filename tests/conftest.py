@@ -26,6 +26,28 @@ def mpq(x) -> "mp.mpf":
     return mp.mpf(x.numerator) / x.denominator
 
 
+class StoredBracket:
+    """A proven bracket [lower, upper] of the lattice engine (``method="bracket"``: mass on
+    a lattice, no transform), computed once and stored with its ends rounded outward to
+    six digits: the second method against which the transform's digits are checked, without
+    its 30-90 s in every run of the suite.  Compared exactly (the ends as rationals)."""
+
+    def __init__(self, lower: str, upper: str):
+        self.lower, self.upper = Fraction(lower), Fraction(upper)
+
+    def holds(self, lo, hi) -> bool:
+        """lower <= lo <= hi <= upper, for mpf (or rational) lo and hi."""
+        return self.lower <= _rational(lo) <= _rational(hi) <= self.upper
+
+
+def _rational(x) -> Fraction:
+    """An mpf (man 2^exp) or a rational, exactly."""
+    if isinstance(x, (int, Fraction)):
+        return Fraction(x)
+    man, exp = mp.mpf(x).man_exp
+    return Fraction(man) * Fraction(2) ** exp
+
+
 # --- Gaussian closed forms ----------------------------------------------------------------
 
 def upper_tail(x):

@@ -351,6 +351,19 @@ def _sample():
     return out
 
 
+def _one_per_kind(queries):
+    """The first query of each kind: queries of one kind differ only in their point, which
+    the adapters pass on and do not read (a point of 0 aside: riskcal asks delta(0) as an
+    advantage, so it counts as a kind of its own)."""
+    seen, out = set(), []
+    for query in queries:
+        key = (query.kind, query.at == 0)
+        if key not in seen:
+            seen.add(key)
+            out.append(query)
+    return out
+
+
 def _answered(answer, query) -> bool:
     """The adapter asked the peer (an exception from the peer is an answer: a failure)."""
     try:
@@ -367,7 +380,7 @@ def test_features_name_exactly_the_queries_the_adapter_asks(peer):
     for acc in resolve(peer):
         for case in _sample():
             answer = acc.prepare(case)
-            for query in case.queries:
+            for query in _one_per_kind(case.queries):
                 asked = answer is not None and _answered(answer, query)
                 assert (module_features(acc.name, case, query) is not None) == asked, \
                     (acc.name, case.name, str(query))
@@ -448,7 +461,7 @@ def test_reproducers_print_what_the_adapters_answer(peer):
         for name in REPRODUCED:
             case = BY_NAME[name]
             answer = acc.prepare(case)
-            for query in case.queries:
+            for query in _one_per_kind(case.queries):
                 code = module.reproducer(acc.name, case, query)
                 if code is None:
                     assert answer is None or answer(query) is None, (acc.name, name, str(query))
@@ -456,7 +469,7 @@ def test_reproducers_print_what_the_adapters_answer(peer):
                 assert "refacct" not in code
                 assert _printed(code) == _asked(answer, query), (acc.name, name, str(query))
                 checked += 1
-    assert checked >= 4
+    assert checked >= 3
 
 
 def test_the_scorecard_names_a_finding_with_its_reproducer(tmp_path):

@@ -78,14 +78,12 @@ def test_two_gaussian_factors_of_any_scale(ratio, m2, eps, digits, engine):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("factors, eps", [
-    ([(1, 1), (100, 100), (F(1, 1000), F(1, 1000))], 1),             # equal m, scales 1e5 apart
-    ([(F(10, 7), 1), (2, 500), (F(1, 100), F(1, 1000))], F(1, 2)),    # m = 10/7, 1/250, 10
-])
-def test_three_gaussian_factors(factors, eps, engine):
-    """About 10-30 s each by quadrature (a two-dimensional nested quadrature)."""
-    r = delta(Composition.of(*[shift(mu, s) for mu, s in factors]), eps, digits=8)
-    assert_printed_contains(r, closed_form([F(mu) / F(s) for mu, s in factors], eps),
+def test_three_gaussian_factors(engine):
+    """Equal m, scales 10^5 apart: about 50 s by quadrature (a two-dimensional nested
+    quadrature), at 5 digits (8 take twice as long)."""
+    factors = [(1, 1), (100, 100), (F(1, 1000), F(1, 1000))]
+    r = delta(Composition.of(*[shift(mu, s) for mu, s in factors]), 1, digits=5)
+    assert_printed_contains(r, closed_form([F(mu) / F(s) for mu, s in factors], 1),
                             f"{factors}")
 
 
