@@ -14,6 +14,7 @@ import itertools
 import json
 from fractions import Fraction
 
+import mpmath
 import pytest
 from mpmath import mp
 
@@ -41,10 +42,13 @@ class StoredBracket:
 
 
 def _rational(x) -> Fraction:
-    """An mpf (man 2^exp) or a rational, exactly."""
+    """An mpf (man 2^exp, read as it is: converting it would round it to the working
+    precision) or a rational, exactly."""
     if isinstance(x, (int, Fraction)):
         return Fraction(x)
-    man, exp = mp.mpf(x).man_exp
+    if not isinstance(x, mpmath.mpf) or not mpmath.isfinite(x):
+        raise TypeError(f"a finite mpf or a rational, got {x!r}")
+    man, exp = x.man_exp
     return Fraction(man) * Fraction(2) ** exp
 
 
