@@ -1,0 +1,200 @@
+"""Random allocation (balls-and-bins): the Gaussian mechanism with each record in exactly
+one of the t steps of an epoch, as proven balls (docs/random-allocation.md).
+
+**The pair** (Chua, Ghazi, Harrison, Kamath, Kumar, Leeman, Manurangsi, Sinha, Zhang,
+"Balls-and-Bins Sampling for DP-SGD", AISTATS 2025, arXiv:2412.16802): P = (1/t) sum_i
+N(e_i, sigma^2 I_t) against Q = N(0, sigma^2 I_t), add-remove.  Its likelihood ratio is
+X = (1/t) sum_i Z_i, Z_i = e^{(w_i - 1/2)/sigma^2} independent lognormals of mean 1 and log-
+scale b = 1/sigma under Q (``proofs/2412_16802_balls_and_bins_pair.py``), so
+
+    H_{e^eps}(P || Q) = E[(X - e^eps)_+] = f(e^eps) - e^eps + 1,
+    H_{e^eps}(Q || P) = E[(1 - e^eps X)_+] = e^eps f(e^{-eps}),
+
+with f(K) = E[(K - X)_+] the put, a proven ball by inversion of E[e^{-sX}] = phi(s/t)^t
+(``engines.allocation.put``; the first line is put-call parity, E X = 1).  The inversion's
+integrand decays like the characteristic function of X, fast for many steps and slowly
+for few: at t = 2 it is still 1e-22 at 10^4, so few steps are refused (``OutOfReach``).
+
+The tolerance is absolute; delta can be 1e-100, so a first pass finds delta's scale and a
+second is made at 10^-(digits + 3) of it when the first is not fine enough.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+import mpmath
+from mpmath import mp
+
+from . import guards
+from .engines.allocation.put import Table, put, table
+from .engines.arb import arb, arb_ends, arb_mid_rad, dyadic_mpf, flint, to_arb
+from .exact import count, digits_parameter, eps_parameter, positive, probability, to_mpf
+from .maximum import MechanismDelta, MechanismEpsilon, maximum, maximum_epsilon
+from .result import DeltaResult, EpsilonResult
+from .roots import illinois
+
+__all__ = ["allocation_delta", "allocation_both_orders", "allocation_epsilon"]
+
+_PAPER = "Chua et al. (arXiv:2412.16802)"
+
+
+def _bits(tolerance_log2: int, t: int) -> int:
+    """Working bits for an absolute tolerance 2^-tolerance_log2 (times the strike): the
+    inversion's terms reach e^{c K} = 2^tolerance_log2 e^5 (``put.table``), and the power
+    t multiplies phi's relative error by t."""
+    return 80 + 2 * tolerance_log2 + t.bit_length()
+
+
+@dataclass(frozen=True)
+class _Order:
+    """One order of the pair: H(P || Q) = put(e^eps) - e^eps + 1, or with ``swap``
+    H(Q || P) = e^eps put(e^-eps)."""
+
+    sigma: Fraction
+    t: int
+    swap: bool
+
+    def strike(self, eps: Fraction) -> "arb":
+        return (to_arb(-eps if self.swap else eps)).exp()
+
+    def table(self, eps_max: Fraction, tolerance_log2: int) -> Table:
+        """Nodes for every eps <= ``eps_max`` (every eps >= 0 with ``swap``), the inversion's
+        aliasing and truncation below 2^-tolerance_log2 times the largest strike."""
+        bits = _bits(tolerance_log2, self.t)
+        with flint.ctx.workprec(bits):
+            k_max = arb(self.strike(Fraction(0) if self.swap else eps_max).upper())
+            return table(self.t, 1 / to_arb(self.sigma), k_max,
+                         k_max * arb(2) ** -tolerance_log2, bits)
+
+    def value(self, tab: Table, eps: Fraction) -> "arb":
+        with flint.ctx.workprec(tab.bits):
+            K = self.strike(eps)
+            f = put(tab, K)
+            return f / K if self.swap else f - K + 1
+
+    def ball(self, eps: Fraction, tolerance_log2: int) -> "arb":
+        return self.value(self.table(eps, tolerance_log2), eps)
+
+
+def _checked_order(sigma: object, steps: object, swap: object) -> _Order:
+    if not isinstance(swap, bool):
+        raise TypeError(f"swap must be a bool, got {swap!r}")
+    return _Order(positive(sigma, "sigma"), count(steps, "steps"), swap)
+
+
+def _wanted(digits: int) -> int:
+    return int(digits * math.log2(10)) + 12
+
+
+def allocation_delta(sigma: object, steps: object, eps: object, *, swap: bool = False,
+                     digits: int = 20) -> DeltaResult:
+    """H_{e^eps}(P || Q) for one allocation among t = ``steps`` steps of the Gaussian
+    mechanism with noise ``sigma`` (sensitivity 1), H(Q || P) with ``swap``: a proven ball
+    (module docstring).  Refused for too few steps (``OutOfReach``)."""
+    order = _checked_order(sigma, steps, swap)
+    e, digits = eps_parameter(eps), digits_parameter(digits)
+    want = _wanted(digits)
+    ball = order.ball(e, want)
+    if ball > 0 and not ball.rad() < ball.mid() * arb(2) ** -want:
+        scale = -int(math.log2(float(arb_ends(ball)[0])))
+        ball = order.ball(e, want + scale + 4)
+    elif not ball > 0:
+        ball = order.ball(e, want + 400)
+    return _result(ball, order, e, digits)
+
+
+def _result(ball: "arb", order: _Order, e: Fraction, digits: int) -> DeltaResult:
+    value, radius = arb_mid_rad(ball)
+    with mp.workprec(max(ball.rel_accuracy_bits(), 0) + 128):
+        guards.check_delta(value, radius, mp.exp(to_mpf(e)))
+    which = "H(Q || P)" if order.swap else "H(P || Q)"
+    return DeltaResult(value, radius, f"{which} of the random-allocation pair of {_PAPER}, "
+                       f"t = {order.t}: Laplace transform of the lognormal sum inverted on a line "
+                       f"(python-flint {flint.__version__}: acb.integral, Arb balls; "
+                       "aliasing and truncation bounded)", digits, eps=e,
+                       enclosure=arb_ends(ball), proven=True)
+
+
+def allocation_both_orders(sigma: object, steps: object, eps: object, *,
+                           digits: int = 20) -> MechanismDelta:
+    """max(H(P || Q), H(Q || P)) at e^eps: delta(eps) of one epoch of random allocation
+    for either order of the neighbouring datasets."""
+    return maximum([(label, allocation_delta(sigma, steps, eps, swap=swap, digits=digits))
+                    for label, swap in (("P||Q", False), ("Q||P", True))], "tight")
+
+
+# --- eps(delta) ------------------------------------------------------------------------------
+
+def _below(order: _Order, tab: Table, eps: Fraction, target: Fraction) -> int:
+    """+1 where delta(eps) > target is proven, -1 where delta(eps) < target, else 0."""
+    with flint.ctx.workprec(tab.bits):
+        gap = order.value(tab, eps) - to_arb(target)
+        return 1 if gap > 0 else -1 if gap < 0 else 0
+
+
+def _upper_end(order: _Order, target: Fraction, coarse: int) -> Fraction:
+    """An eps > 0 with delta(eps) < target proven, doubling from 1/2."""
+    hi = Fraction(1, 2)
+    while True:
+        tab = order.table(hi, coarse)
+        if _below(order, tab, hi, target) < 0:
+            return hi
+        hi *= 2
+
+
+def _dyadic(x, bits: int, up: bool) -> Fraction:
+    """x rounded to a multiple of 2^-bits, up or down."""
+    scaled = mpmath.ceil(x * 2 ** bits) if up else mpmath.floor(x * 2 ** bits)
+    return Fraction(int(scaled), 2 ** bits)
+
+
+def allocation_epsilon_order(order: _Order, target: Fraction, digits: int) -> EpsilonResult:
+    """The eps at which ``order``'s delta(eps) equals ``target`` (0 where delta(0) <=
+    target), bracketed by proven delta balls on either side: Illinois steps on
+    ln delta(eps) - ln target steer, one table of nodes for the whole bracket serves every
+    step, and the bracket's two ends are then checked with their balls."""
+    method = (f"{'H(Q || P)' if order.swap else 'H(P || Q)'} of the random-allocation pair "
+              f"of {_PAPER}, t = {order.t}: eps bracketed by proven delta(eps) balls "
+              "(Laplace transform of the lognormal sum inverted on a line)")
+    scale = max(0, -math.floor(math.log2(target))) + 4
+    coarse = scale + 24
+    if _below(order, order.table(Fraction(0), coarse), Fraction(0), target) < 0:
+        return EpsilonResult(mp.zero, mp.zero, method + "; delta(0) <= delta", digits,
+                             target, enclosure=(mp.zero, mp.zero), proven=True)
+    hi = _upper_end(order, target, coarse)
+    want = _wanted(digits)
+    tab = order.table(hi, scale + want + (int(hi) + 1) * 2)
+    with mp.workprec(tab.bits):
+        ln_goal = mp.log(to_mpf(target))
+
+        def g(x):
+            with flint.ctx.workprec(tab.bits):
+                v = order.value(tab, _dyadic(x, want + 8, True)).mid()
+            return mp.log(mp.mpf(v.str(40, radius=False))) - ln_goal if v > 0 else -mp.inf
+
+        lo_x, hi_x = illinois(g, mp.zero, to_mpf(hi), mp.mpf(2) ** -want)
+        lo, up = _dyadic(lo_x, want + 8, False), _dyadic(hi_x, want + 8, True)
+        width = Fraction(1, 2 ** (want + 8))
+        while lo > 0 and _below(order, tab, lo, target) <= 0:
+            lo, width = max(Fraction(0), lo - width), 2 * width
+        width = Fraction(1, 2 ** (want + 8))
+        while _below(order, tab, up, target) >= 0:
+            up, width = min(hi, up + width), 2 * width
+    value, radius = dyadic_mpf((lo + up) / 2), dyadic_mpf((up - lo) / 2)
+    return EpsilonResult(value, radius, method, digits, target,
+                         enclosure=(dyadic_mpf(lo), dyadic_mpf(up)), proven=True)
+
+
+def allocation_epsilon(sigma: object, steps: object, delta: object, *,
+                       digits: int = 20) -> MechanismEpsilon:
+    """eps(delta) of one epoch of random allocation for either order of the neighbouring
+    datasets: the larger of the two orders' eps, each bracketed by proven balls."""
+    target = probability(delta, "delta")
+    if target == 0:
+        raise ValueError("delta must be > 0: the random-allocation loss is unbounded, so "
+                         "eps(0) is infinite")
+    digits = digits_parameter(digits)
+    return maximum_epsilon(
+        [(label, allocation_epsilon_order(_checked_order(sigma, steps, swap), target, digits))
+         for label, swap in (("P||Q", False), ("Q||P", True))], "tight")

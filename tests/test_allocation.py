@@ -1,0 +1,152 @@
+"""Random allocation (balls-and-bins), one epoch: the inversion of the lognormal sum's
+Laplace transform against a two-dimensional quadrature of the three-step pair that shares
+nothing with it, and each error term's bound catching its own injected failure."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from mpmath import mp
+
+from refacct.allocation import allocation_delta, allocation_epsilon
+from refacct.engines.allocation.lognormal import modulus_bound
+from refacct.engines.allocation.put import Table, put, table
+from refacct.engines.arb import arb, flint
+from refacct.errors import OutOfReach
+from refacct.result import exact_rational
+
+
+def _three_step_put(sigma, strike, dps=15):
+    """E[(strike - X)_+] for X the mean of three lognormals exp(b u - b^2/2), b = 1/sigma:
+    Gauss-Legendre over (u1, u2) in [-9, 9]^2 (the mass outside is below 1e-18) of the one-
+    lognormal put in closed form, k Phi(b - d1) - Phi(-d1) with d1 = (b^2/2 - ln k) / b,
+    k = 3 strike - Z1 - Z2 (0 where k <= 0), split at the kinks."""
+    with mp.workdps(dps):
+        b, k3 = 1 / mp.mpf(sigma), 3 * mp.mpf(strike)
+
+        def one(k):
+            if k <= 0:
+                return mp.zero
+            d1 = (b * b / 2 - mp.log(k)) / b
+            return k * mp.ncdf(b - d1) - mp.ncdf(-d1)
+
+        def z(u):
+            return mp.exp(b * u - b * b / 2)
+
+        def cuts(rest):
+            inside = [] if rest <= 0 else [(mp.log(rest) + b * b / 2) / b]
+            return [mp.mpf(-9)] + [c for c in inside if -9 < c < 9] + [mp.mpf(9)]
+
+        def inner(u1):
+            rest = k3 - z(u1)
+            return mp.quad(lambda u2: one(rest - z(u2)) * mp.npdf(u2), cuts(rest),
+                           method="gauss-legendre")
+
+        return mp.quad(lambda u1: inner(u1) * mp.npdf(u1), cuts(k3),
+                       method="gauss-legendre") / 3
+
+
+@pytest.mark.slow
+def test_three_steps_both_orders_against_quadrature():
+    """H(Q || P) = e^eps put(e^-eps) directly; H(P || Q) at eps through the identity
+    H_{e^eps}(P || Q) = put(e^eps) - e^eps + 1 (E_Q[p/q] = 1) with the put at e^eps from the
+    quadrature: both to 9 digits, sigma 1, eps 1."""
+    e = mp.e
+    reverse = allocation_delta(1, 3, 1, swap=True, digits=10)
+    forward = allocation_delta(1, 3, 1, digits=10)
+    with mp.workdps(20):
+        want_reverse = e * _three_step_put(1, 1 / e, dps=12)
+        want_forward = _three_step_put(1, e, dps=12) - e + 1
+        assert abs(reverse.value - want_reverse) < 1e-9 * want_reverse
+        assert abs(forward.value - want_forward) < 1e-9 * want_forward
+    assert reverse.proven and forward.proven
+    assert reverse.abs_error < 1e-10 * reverse.value
+
+
+def _fine_and_cut(nodes: int):
+    """The put at K = 1 for t = 100, sigma 1, from a full table and from its first
+    ``nodes`` nodes with the truncation bound recomputed for that cut."""
+    t, bits = 100, 200
+    with flint.ctx.workprec(bits):
+        b = arb(1)
+        full = table(t, b, arb(1), arb(2) ** -80, bits)
+        cut_at = full.h * (nodes - 1)
+        tail = modulus_bound(full.c, cut_at, t, b, bits) ** t
+        cut = Table(t, full.c, full.h, full.k_max, full.values[:nodes], tail, bits)
+        return put(full, arb(1)), put(cut, arb(1)), len(full.values)
+
+
+def test_a_short_table_is_caught_by_its_truncation_bound():
+    """Cut the nodes to a quarter: the ball widens (the dropped terms are bounded, not
+    ignored) and still contains the full table's value."""
+    fine, short, n = _fine_and_cut(16)
+    assert n > 32
+    assert short.rad() > 1e6 * fine.rad()
+    assert short.contains(fine)
+
+
+def test_a_coarse_line_is_caught_by_its_aliasing_bound():
+    """A tolerance of 1e-3 puts the line at a small c, where the aliased terms k > 0 are
+    not negligible: the ball is wide by their bound and contains the fine value."""
+    t, bits = 100, 200
+    with flint.ctx.workprec(bits):
+        b, K = arb(1), arb(1)
+        fine = put(table(t, b, K, arb(2) ** -80, bits), K)
+        coarse = put(table(t, b, K, arb("1e-3"), bits), K)
+        assert coarse.rad() > 1e-6
+        assert coarse.contains(fine)
+
+
+def test_a_strike_beyond_the_line_spacing_is_refused():
+    """h <= 2 pi / K keeps the aliased terms k < 0 at zero; a larger strike would not."""
+    with flint.ctx.workprec(128):
+        tab = table(100, arb(1), arb(1), arb(2) ** -40, 128)
+        with pytest.raises(ValueError, match="strike"):
+            put(tab, arb(2))
+
+
+def test_few_steps_are_refused_at_once():
+    """t = 1, 2: the transform decays too slowly for the node budget; the refusal comes
+    from one bound at the budget's edge, not after the budget is spent."""
+    for t in (1, 2):
+        with pytest.raises(OutOfReach, match="nodes"):
+            allocation_delta(1, t, 1)
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    (dict(sigma=0, steps=100, eps=1), ValueError),
+    (dict(sigma=1, steps=0, eps=1), ValueError),
+    (dict(sigma=1, steps=Fraction(3, 2), eps=1), TypeError),
+    (dict(sigma=1, steps=100, eps=1, swap="yes"), TypeError),
+])
+def test_bad_input_names_the_parameter(kwargs, error):
+    args = (kwargs.pop("sigma"), kwargs.pop("steps"), kwargs.pop("eps"))
+    with pytest.raises(error):
+        allocation_delta(*args, **kwargs)
+
+
+def test_many_steps_in_seconds_with_every_digit_proven():
+    """t = 1000, sigma 1, eps 1/5: 20 digits with a ball, both orders; delta falls with
+    eps (a property of every hockey-stick curve, checked across two inversions)."""
+    lower = allocation_delta(1, 1000, Fraction(1, 5))
+    higher = allocation_delta(1, 1000, Fraction(1, 4))
+    assert lower.verified_digits >= 20
+    assert higher.upper < lower.lower
+    assert mpmath.mpf(0) < higher.lower
+
+
+def test_eps_of_delta_is_bracketed_by_fresh_delta_balls():
+    """Each order's eps(1e-5) at t = 1000: delta at the bracket's lower end, computed on
+    its own nodes (a line and spacing set by that strike, not the bracket's), lies above
+    1e-5, and at the upper end below; the epoch's eps is the larger order's."""
+    target = Fraction(1, 10 ** 5)
+    found = allocation_epsilon(1, 1000, target)
+    assert found.proven and found.verified_digits >= 20
+    for label, result in found.terms:
+        lo, hi = (exact_rational(x) for x in result.enclosure)
+        swap = label == "Q||P"
+        at_lo = allocation_delta(1, 1000, lo, swap=swap, digits=25)
+        at_hi = allocation_delta(1, 1000, hi, swap=swap, digits=25)
+        assert exact_rational(at_lo.lower) > target > exact_rational(at_hi.upper)
+    assert found.value == max(r.value for _, r in found.terms)
