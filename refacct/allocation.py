@@ -23,18 +23,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import List, Optional, Sequence, Tuple
+
 import mpmath
 from mpmath import mp
 
 from . import guards
+from .engine import Engine, Request
+from .errors import OutOfReach
 from .engines.allocation.put import Table, put, table
 from .engines.arb import arb, arb_ends, arb_mid_rad, dyadic_mpf, flint, to_arb
 from .exact import count, digits_parameter, eps_parameter, positive, probability, to_mpf
 from .maximum import MechanismDelta, MechanismEpsilon, maximum, maximum_epsilon
+from .mechanisms.catalogue import Allocated
 from .result import DeltaResult, EpsilonResult
 from .roots import illinois
 
-__all__ = ["allocation_delta", "allocation_both_orders", "allocation_epsilon"]
+__all__ = ["allocation_delta", "allocation_both_orders", "allocation_epsilon", "Allocation",
+           "ALLOCATION"]
 
 _PAPER = "Chua et al. (arXiv:2412.16802)"
 
@@ -77,10 +83,19 @@ class _Order:
         return self.value(self.table(eps, tolerance_log2), eps)
 
 
+MIN_STEPS = 3  # at t = 2 |E[e^(-sX)]| is still 1e-22 at s = 10^4: beyond the node budget
+
+
 def _checked_order(sigma: object, steps: object, swap: object) -> _Order:
     if not isinstance(swap, bool):
         raise TypeError(f"swap must be a bool, got {swap!r}")
-    return _Order(positive(sigma, "sigma"), count(steps, "steps"), swap)
+    t = count(steps, "steps")
+    if t < MIN_STEPS:
+        raise OutOfReach(f"random allocation is computed here for at least {MIN_STEPS} steps "
+                         f"an epoch, got {t}: one step is the Gaussian mechanism (sampling "
+                         "none); two steps are a composition of two Gaussian pairs "
+                         "(docs/random-allocation.md)")
+    return _Order(positive(sigma, "sigma"), t, swap)
 
 
 def _wanted(digits: int) -> int:
@@ -116,12 +131,16 @@ def _result(ball: "arb", order: _Order, e: Fraction, digits: int) -> DeltaResult
                        enclosure=arb_ends(ball), proven=True)
 
 
-def allocation_both_orders(sigma: object, steps: object, eps: object, *,
-                           digits: int = 20) -> MechanismDelta:
+_BOTH = (("remove", False), ("add", True))
+
+
+def allocation_both_orders(sigma: object, steps: object, eps: object, *, digits: int = 20,
+                           orders: Sequence[Tuple[str, bool]] = _BOTH) -> MechanismDelta:
     """max(H(P || Q), H(Q || P)) at e^eps: delta(eps) of one epoch of random allocation
-    for either order of the neighbouring datasets."""
+    for either order of the neighbouring datasets ("remove": H(P || Q), P the mixture;
+    "add": H(Q || P)); ``orders`` (label, swap) takes one of them."""
     return maximum([(label, allocation_delta(sigma, steps, eps, swap=swap, digits=digits))
-                    for label, swap in (("P||Q", False), ("Q||P", True))], "tight")
+                    for label, swap in orders], "tight")
 
 
 # --- eps(delta) ------------------------------------------------------------------------------
@@ -186,10 +205,11 @@ def allocation_epsilon_order(order: _Order, target: Fraction, digits: int) -> Ep
                          enclosure=(dyadic_mpf(lo), dyadic_mpf(up)), proven=True)
 
 
-def allocation_epsilon(sigma: object, steps: object, delta: object, *,
-                       digits: int = 20) -> MechanismEpsilon:
+def allocation_epsilon(sigma: object, steps: object, delta: object, *, digits: int = 20,
+                       orders: Sequence[Tuple[str, bool]] = _BOTH) -> MechanismEpsilon:
     """eps(delta) of one epoch of random allocation for either order of the neighbouring
-    datasets: the larger of the two orders' eps, each bracketed by proven balls."""
+    datasets: the larger of the two orders' eps, each bracketed by proven balls
+    (``orders`` as for ``allocation_both_orders``)."""
     target = probability(delta, "delta")
     if target == 0:
         raise ValueError("delta must be > 0: the random-allocation loss is unbounded, so "
@@ -197,4 +217,25 @@ def allocation_epsilon(sigma: object, steps: object, delta: object, *,
     digits = digits_parameter(digits)
     return maximum_epsilon(
         [(label, allocation_epsilon_order(_checked_order(sigma, steps, swap), target, digits))
-         for label, swap in (("P||Q", False), ("Q||P", True))], "tight")
+         for label, swap in orders], "tight")
+
+
+class Allocation(Engine):
+    """The engine of a random-allocation catalogue entry (``refacct.mechanisms.Allocated``):
+    one epoch, the orders its relation takes."""
+
+    name = "random-allocation"
+    kinds = ("delta", "epsilon")
+
+    def supports(self, target) -> Optional[str]:
+        if not isinstance(target, Allocated):
+            return "the random-allocation engine answers random-allocation entries only"
+        return None
+
+    def answer(self, target, request: Request) -> List:
+        run = allocation_epsilon if request.kind == "epsilon" else allocation_both_orders
+        return [run(target.sigma, target.steps, q, digits=request.digits,
+                    orders=target.orders) for q in request.queries]
+
+
+ALLOCATION = Allocation()

@@ -14,7 +14,8 @@ its methods, with one result family.
 * a catalogue entry (``refacct.mechanisms``: ``Dominated``), its curve the maximum over its
   terms (001 Sec. 5); with ``steps`` = T > 1 the same mechanism run T times as many steps
   (every catalogue builder records how: ``rebuild``);
-* a shuffled entry (``Shuffled``: 002's lower bounds).
+* a shuffled entry (``Shuffled``: 002's lower bounds);
+* a random-allocation entry (``Allocated``: one epoch, proven balls).
 
 ``method``:
 
@@ -55,7 +56,7 @@ from .engine import Engine, Request
 from .errors import InputError, InputTypeError, OutOfReach
 from .exact import (alpha_or_eps, count, digits_parameter, eps_parameter, many as is_many,
                     positive, probability)
-from .mechanisms import Dominated, Shuffled
+from .mechanisms import Allocated, Dominated, Shuffled
 from .mechanisms.relations import MixedOrders
 from .maximum import over_terms
 from .pairs import Composition, Pair, PublicMixture
@@ -123,6 +124,11 @@ def _route(x, steps: int, method: str) -> routing.Route:
                              f"{' and '.join(routing.SHUFFLED_ENGINES)}, not {method}")
         return routing.Route(_more_steps(x, T), 1, routing.SHUFFLED_ENGINES[method],
                              routing.SHUFFLED)
+    if isinstance(x, Allocated):
+        if method in ("auto", "bracket"):
+            return routing.route_entry(lambda k: _more_steps(x, k), T, force)
+        raise InputError(f"a random-allocation entry has the method auto (proven balls), "
+                         f"not {method}")
     times = 1
     if isinstance(x, Dominated):
         if method in ("auto", "bracket"):

@@ -106,7 +106,8 @@ depend on the steps, read off its 1-step and 2-step entries:
   given their ``MixedOrders`` and T (it maximises over the orders on one grid,
   ``engines.transform.orders``: the T + 1 terms are never built); else the T-step entry
   itself, bracketed only up to ``MAX_MIXED_STEPS`` steps (one bracket per term);
-* shuffling (``Shuffled``: 002's lower bounds, not a pair) is never bracketed.
+* shuffling (``Shuffled``: 002's lower bounds, not a pair) is never bracketed, nor is
+  random allocation (``Allocated``: proven balls of ``refacct.allocation``).
 """
 from __future__ import annotations
 
@@ -124,10 +125,11 @@ from .engines.transform.mgf import loss_of
 from .errors import InputError, InputTypeError
 from .exact import count as check_count, to_mpf
 from .hockey import EXACT, QUADRATURE
-from .mechanisms import Dominated, Shuffled
+from .mechanisms import Allocated, Dominated, Shuffled
 from .mechanisms.relations import MixedOrders
 from .pairs import Composition, Pair, PublicMixture
 from .shuffle import SHUFFLE, SHUFFLE_EXACT
+from .allocation import ALLOCATION
 from .transform import TRANSFORM
 
 __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX_STEPS",
@@ -156,6 +158,7 @@ STANDARD = "standard engines"
 CERTIFIED_WHY = ("two compositions: the certified engine's proven enclosures, the standard "
                  "engines where it falls short")
 SHUFFLED = "002's lower bounds"
+ALLOCATED = "random allocation's one-epoch pair (arXiv:2412.16802), one-dimensional"
 
 # the engine each method names (``refacct.engine``): a new engine is one line here
 ENGINES: Dict[str, Engine] = {"auto": QUADRATURE, "exact": EXACT, "quadrature": QUADRATURE,
@@ -394,6 +397,11 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
             raise InputError("shuffling has no proven-bracket path: its curve is 002's lower "
                              "bound, not a pair")
         return Route(make(T), 1, SHUFFLE, SHUFFLED)
+    if isinstance(one, Allocated):  # proven balls by inversion; no lattice path yet
+        if force:
+            raise InputError("random allocation has no proven-bracket path: its values are "
+                             "proven balls of refacct.allocation")
+        return Route(make(T), 1, ALLOCATION, ALLOCATED)
     count, continuous = compositions(one)
     two = make(2)
     if self_composition(one, two):

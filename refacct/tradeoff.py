@@ -44,7 +44,7 @@ from . import api, progress
 from .engines.arb import arb, arb_ends, dyadic_mpf, to_arb
 from .errors import InputError, InputTypeError, TimeLimitError
 from .exact import many as is_many, positive, rational
-from .mechanisms import Dominated, Shuffled
+from .mechanisms import Allocated, Dominated, Shuffled
 from .pairs import Composition, Pair, PublicMixture
 from .result import TradeoffResult, exact_rational, midpoint_radius, time_limited
 from .transform import TRANSFORM
@@ -94,6 +94,9 @@ class _Profile:
         if isinstance(x, Shuffled):
             raise InputTypeError("a shuffled entry has lower bounds on delta only, not a "
                                  "profile to dualise: give a pair or a catalogue entry")
+        if isinstance(x, Allocated):
+            raise InputTypeError("a random-allocation entry has no trade-off profile yet: "
+                                 "ask for delta or eps")
         if isinstance(x, Dominated):
             self.targets = {"d1": x, "d2": x}
             self.bound = x.bound

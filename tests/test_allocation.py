@@ -9,12 +9,16 @@ import mpmath
 import pytest
 from mpmath import mp
 
+import refacct
+
 from refacct.allocation import allocation_delta, allocation_epsilon
 from refacct.engines.allocation.lognormal import modulus_bound
 from refacct.engines.allocation.put import Table, put, table
 from refacct.engines.arb import arb, flint
 from refacct.errors import OutOfReach
+from refacct.mechanisms import build, gaussian
 from refacct.result import exact_rational
+from test_cli import run, run_json
 
 
 def _three_step_put(sigma, strike, dps=15):
@@ -106,11 +110,15 @@ def test_a_strike_beyond_the_line_spacing_is_refused():
             put(tab, arb(2))
 
 
-def test_few_steps_are_refused_at_once():
-    """t = 1, 2: the transform decays too slowly for the node budget; the refusal comes
-    from one bound at the budget's edge, not after the budget is spent."""
-    for t in (1, 2):
+def test_slow_decay_is_refused_at_once():
+    """t = 2: the transform decays too slowly for the node budget; the table refuses from
+    one bound at the budget's edge, not after the budget is spent (and the public
+    functions before any table)."""
+    with flint.ctx.workprec(128):
         with pytest.raises(OutOfReach, match="nodes"):
+            table(2, arb(1), arb(3), arb(2) ** -60, 128)
+    for t in (1, 2):
+        with pytest.raises(OutOfReach, match="at least 3 steps"):
             allocation_delta(1, t, 1)
 
 
@@ -145,8 +153,33 @@ def test_eps_of_delta_is_bracketed_by_fresh_delta_balls():
     assert found.proven and found.verified_digits >= 20
     for label, result in found.terms:
         lo, hi = (exact_rational(x) for x in result.enclosure)
-        swap = label == "Q||P"
+        swap = label == "add"
         at_lo = allocation_delta(1, 1000, lo, swap=swap, digits=25)
         at_hi = allocation_delta(1, 1000, hi, swap=swap, digits=25)
         assert exact_rational(at_lo.lower) > target > exact_rational(at_hi.upper)
     assert found.value == max(r.value for _, r in found.terms)
+
+
+def test_the_door_and_the_command_line_take_the_catalogue_entry(capsys):
+    """``sampling="random-allocation"``: ``steps`` are the steps of the epoch; "add-remove"
+    is the larger order ("remove": H(P || Q), P the mixture), one relation takes one order;
+    the command line prints the same proven value and refuses a relation the pair does not
+    have in one line with status 2."""
+    both = build(gaussian(1), "random-allocation", "add-remove")
+    add = build(gaussian(1), "random-allocation", "add")
+    answer = refacct.delta(both, "1/5", steps=1000)
+    remove = allocation_delta(1, 1000, Fraction(1, 5))
+    added = allocation_delta(1, 1000, Fraction(1, 5), swap=True)
+    assert answer.attained_by == ("remove",) and remove.lower > added.upper
+    assert answer.proven and answer.lower == remove.lower and answer.upper == remove.upper
+    alone = refacct.delta(add, "1/5", steps=1000)
+    assert (alone.lower, alone.upper) == (added.lower, added.upper)
+    records = run_json(capsys, "delta", "gaussian", "--sigma", "1", "--sampling",
+                       "random-allocation", "--steps", "1000", "--eps", "1/5")
+    assert records[0]["proven"] and records[0]["attained_by"] == "remove"
+    assert Fraction(records[0]["lower"]) <= exact_rational(remove.upper)
+    assert Fraction(records[0]["upper"]) >= exact_rational(remove.lower)
+    status, _, err = run(capsys, "delta", "gaussian", "--sigma", "1", "--sampling",
+                         "random-allocation", "--relation", "substitution", "--steps", "10",
+                         "--eps", "1")
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "relation" in err

@@ -14,7 +14,7 @@ group conversion).
 (Fraction(11, 48), ('add',))
 """
 from .base import Additive, Base, discrete, gaussian, laplace, randomized_response
-from .catalogue import FAMILIES, SAMPLINGS, Shuffled, base_mechanism, build
+from .catalogue import FAMILIES, SAMPLINGS, Allocated, Shuffled, base_mechanism, build
 from ..maximum import MechanismDelta, MechanismEpsilon
 from .entry import BOUNDS, Dominated, Provenance
 from .deterministic import deterministic_batching
@@ -33,5 +33,5 @@ __all__ = [
     "wor_substitution_upper", "pointwise_max_pair",
     "truncated_poisson", "q_trunc", "q_trunc_sum",
     "group_poisson", "group_fixed_batch",
-    "FAMILIES", "SAMPLINGS", "base_mechanism", "build", "Shuffled",
+    "FAMILIES", "SAMPLINGS", "base_mechanism", "build", "Shuffled", "Allocated",
 ]

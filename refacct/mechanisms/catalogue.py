@@ -1,6 +1,7 @@
 """One entry point for the command line: family x sampling x relation x group -> the
-catalogue entry (``Dominated``, or ``Shuffled`` for shuffling).  Dispatch only; the pairs
-live in the scheme modules, shuffling's bounds in ``refacct.shuffle``."""
+catalogue entry (``Dominated``, ``Shuffled`` for shuffling, ``Allocated`` for random
+allocation).  Dispatch only; the pairs live in the scheme modules, shuffling's bounds in
+``refacct.shuffle``, random allocation's values in ``refacct.allocation``."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -16,10 +17,11 @@ from .unsampled import unsampled
 from .without_replacement import wor_subsampled
 from ..errors import InputError
 
-__all__ = ["FAMILIES", "SAMPLINGS", "base_mechanism", "build", "Shuffled"]
+__all__ = ["FAMILIES", "SAMPLINGS", "base_mechanism", "build", "Shuffled", "Allocated"]
 
 FAMILIES = ("gaussian", "laplace", "rr")
-SAMPLINGS = ("none", "poisson", "wor", "truncated-poisson", "deterministic", "shuffle")
+SAMPLINGS = ("none", "poisson", "wor", "truncated-poisson", "deterministic", "shuffle",
+             "random-allocation")
 
 
 def base_mechanism(family: str, *, sigma=None, scale=None, p=None, sensitivity=None) -> Base:
@@ -48,10 +50,11 @@ def _need(name: str, value, sampling: str):
 
 def build(base: Base, sampling: str, relation: str, *, steps: int = 1,
           group: Optional[int] = None, q=None, n=None, batch=None, p_sample=None,
-          max_batch=None) -> Union[Dominated, "Shuffled"]:
+          max_batch=None) -> Union[Dominated, "Shuffled", "Allocated"]:
     """The catalogue entry for ``base`` under ``sampling`` and ``relation``; ``group`` K > 1
     selects 003's group pairs (Poisson / WOR) or sensitivity K Delta (no sampling);
-    ``shuffle`` gives a ``Shuffled`` (lower bounds, not a pair).
+    ``shuffle`` gives a ``Shuffled`` (lower bounds, not a pair), ``random-allocation`` an
+    ``Allocated`` (one epoch of ``steps`` steps).
 
     The entry's ``rebuild(k)`` is the same mechanism for ``k`` times as many steps, so that
     ``refacct.delta(entry, eps, steps=T)`` can route T steps without building them
@@ -61,18 +64,20 @@ def build(base: Base, sampling: str, relation: str, *, steps: int = 1,
 
     def rebuild(k: int):
         return build(base, sampling, relation, steps=steps * k, **options)
-    if isinstance(entry, Shuffled):
+    if isinstance(entry, (Shuffled, Allocated)):
         entry.rebuild = rebuild
         return entry
     return replace(entry, rebuild=rebuild)
 
 
 def _entry(base: Base, sampling: str, relation: str, steps: int, group, q, n, batch,
-           p_sample, max_batch) -> Union[Dominated, "Shuffled"]:
+           p_sample, max_batch) -> Union[Dominated, "Shuffled", "Allocated"]:
     if sampling not in SAMPLINGS:
         raise InputError(f"sampling must be one of {', '.join(SAMPLINGS)}, got {sampling!r}")
     if sampling == "shuffle":
         return Shuffled(base, relation, steps, group)
+    if sampling == "random-allocation":
+        return Allocated(base, relation, steps, group)
     if group not in (None, 1):
         return _group(base, sampling, relation, steps, group, q, n, batch)
     if sampling == "none":
@@ -120,3 +125,33 @@ class Shuffled:
         self.steps = steps
         self.sigma = base.width / base.sensitivity
         self.rebuild: Optional[Callable[[int], "Shuffled"]] = None
+
+
+class Allocated:
+    """Random allocation (balls-and-bins) with a Gaussian base: each record in exactly one
+    of the ``steps`` steps of one epoch, add-remove (``relation`` "add-remove", or one
+    order: "remove" is H(P || Q) with P the mixture of Chua et al., arXiv:2412.16802, "add"
+    H(Q || P)).  Its values come from ``refacct.allocation`` (the pair is one-dimensional
+    in the likelihood ratio), so it is not a ``Dominated`` entry.  ``rebuild(k)``: the same
+    with k times as many steps in the epoch (``build``)."""
+
+    RELATIONS = ("add-remove", "remove", "add")
+
+    def __init__(self, base: Base, relation: str, steps: int, group: Optional[int]) -> None:
+        if getattr(base, "family", None) != "gaussian":
+            raise InputError("random allocation is in the catalogue for gaussian only")
+        if relation not in self.RELATIONS:
+            raise InputError(f"random allocation's relation must be one of "
+                             f"{', '.join(self.RELATIONS)} (arXiv:2412.16802), got "
+                             f"{relation!r}")
+        if group not in (None, 1):
+            raise InputError("random allocation has no group privacy in the catalogue")
+        self.steps, self.relation = steps, relation
+        self.sigma = base.width / base.sensitivity
+        self.rebuild: Optional[Callable[[int], "Allocated"]] = None
+
+    @property
+    def orders(self):
+        """(label, swap) of the orders the relation takes: swap False is H(P || Q)."""
+        both = (("remove", False), ("add", True))
+        return tuple(o for o in both if self.relation in ("add-remove", o[0]))
