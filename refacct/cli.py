@@ -5,7 +5,8 @@
     refacct epsilon --pair SPEC.json --delta 1e-6 1e-30 [--digits 20] [--json]
     refacct delta   --pair SPEC.json --eps 1 --certified   (proven enclosures, python-flint)
     refacct delta   gaussian|laplace|rr [--sigma S | --scale B | --p P] [--sensitivity D]
-                    --sampling none|poisson|wor|truncated-poisson|deterministic|shuffle
+                    --sampling none|poisson|wor|truncated-poisson|deterministic|shuffle|
+                               random-allocation
                     [--q Q | --n N --batch B | --n N --p-sample P --max-batch B]
                     --relation add|remove|add-remove|substitution|zero-out|replace-one
                     [--steps K] [--group K] --eps ... | --alpha ...  [--digits] [--json]
@@ -132,7 +133,8 @@ def _mechanism_options(p) -> None:
                    help=f"{', '.join(mechanisms.RELATIONS)} (default add-remove; zero-out "
                         "for deterministic and shuffle)")
     m.add_argument("--steps", type=_count, default=1, metavar="K",
-                   help=f"compositions (default 1; proven brackets take at most "
+                   help=f"compositions (default 1; for shuffle and random-allocation the "
+                        f"steps of one epoch; proven brackets take at most "
                         f"{routing.MAX_STEPS}, closed forms {routing.CLOSED_MAX_STEPS}); beyond "
                         f"{routing.QUADRATURE_MAX_STEPS} (continuous) or "
                         f"{routing.EXACT_MAX_STEPS} (discrete; pairs with at most two outcomes of "
