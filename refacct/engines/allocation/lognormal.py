@@ -13,10 +13,11 @@ w e^{b x} runs between arg w and arg w + theta, so the integrand decays double-
 exponentially as Re x -> +inf, and as a Gaussian as Re x -> -inf (|phi_N(x + iv)| =
 phi_N(x) e^{v^2/2}).  With theta = -arg w the exponent is real, -|w| e^{bx - b^2/2}, and
 what oscillates is e^{-i eta x}, at most pi / (2b) radians per unit of x: the integral
-over [-A, A] is FLINT's rigorous Gauss-Legendre (``acb.integral``), and the two tails
-together weigh at most e^{eta^2/2} erfc(A / sqrt 2) (the first factor is <= 1 in
-modulus), added as a radius.  The factor e^{eta^2/2} is cancellation the integral must
-absorb (eta^2 / (2 ln 2) extra bits, up to 30 nats at b = 1/5).
+over [-A, B] is FLINT's rigorous Gauss-Legendre (``acb.integral``); outside it the first
+factor is <= 1 in modulus, so the left tail weighs at most sqrt(2 pi) erfc(A / sqrt 2) / 2
+and the right one exp(-|w| e^{bB - b^2/2}) times the same with B (before the factors
+e^{eta^2/2} / sqrt(2 pi)), added as a radius.  The factor e^{eta^2/2} is cancellation the
+integral must absorb (eta^2 / (2 ln 2) extra bits, up to 30 nats at b = 1/5).
 
 **Decay** (``modulus_bound``).  The same move bounds the modulus: for any theta with
 |arg w + theta| < pi/2,
@@ -54,11 +55,27 @@ def laplace(w: "acb", b: "arb", bits: int) -> "acb":
         def integrand(x, analytic):
             return (-(log_r + b * x).exp() - x * x / 2 - i_eta * x).exp()
 
-        reach = arb(math.sqrt(2 * ((bits + extra) * math.log(2) + lift)) + 1)
-        body = acb.integral(integrand, -reach, reach, rel_tol=arb(2) ** -(bits + extra))
-        tails = (reach / arb(2).sqrt()).erfc()
+        left, right = _ends(abs(w), b, bits + extra, lift)
+        body = acb.integral(integrand, -left, right, rel_tol=arb(2) ** -(bits + extra))
+        # outside [-left, right]: |integrand| <= e^{-x^2/2}, and right of ``right`` also
+        # <= exp(-|w| e^{b right - b^2/2}); each Gaussian tail is sqrt(2 pi) erfc(. / sqrt 2) / 2
+        gauss = (arb.pi() / 2).sqrt()
+        tails = gauss * ((left / arb(2).sqrt()).erfc()
+                         + (-(log_r + b * right).exp()).exp() * (right / arb(2).sqrt()).erfc())
         total = body + acb(arb(0, tails.upper()), arb(0, tails.upper()))
         return total * (eta * eta / 2).exp() / (2 * arb.pi()).sqrt()
+
+
+def _ends(r: "arb", b: "arb", bits: int, lift: float):
+    """[-left, right] holding all but about 2^-bits e^-lift of the integral: the Gaussian
+    tail on the left, and on the right where r e^{bx - b^2/2} passes bits ln 2 (the double
+    exponential).  The choice only steers: the tails are bounded whatever it is."""
+    need = bits * math.log(2) + lift + 8
+    left = math.sqrt(2 * need) + 1
+    scale = float(r.mid())
+    beta = float(b.mid())
+    right = (math.log(need / scale) + beta * beta / 2) / beta + 1 if scale > 0 else left
+    return arb(left), arb(min(left, max(right, 1.0)))
 
 
 def modulus_bound(c: "arb", Y: "arb", t: int, b: "arb", bits: int) -> "arb":
@@ -68,7 +85,7 @@ def modulus_bound(c: "arb", Y: "arb", t: int, b: "arb", bits: int) -> "arb":
     for j in range(0, 16):
         theta = -arb.pi() * j / 32
         point = (c * theta.cos() - Y * theta.sin()) / t
-        bound = (theta * theta / (2 * b * b)).exp() * laplace(acb(point), b, bits).real
+        bound = (theta * theta / (2 * b * b)).exp() * laplace(acb(point), b, min(bits, 96)).real
         bound = arb(bound.upper())
         if bound < best:
             best = bound
