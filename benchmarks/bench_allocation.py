@@ -18,6 +18,7 @@ child process (killed after ``--timeout``); they are indicative and never assert
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 import warnings
@@ -45,7 +46,7 @@ def mine(sigma: str, steps: int, delta: str):
 def pld_accounting(sigma: str, steps: int, delta: str):
     from PLD_accounting.random_allocation_api import gaussian_allocation_epsilon_range
     start = time.perf_counter()
-    upper, lower = gaussian_allocation_epsilon_range(delta=float(delta), sigma=float(sigma),
+    upper, lower = gaussian_allocation_epsilon_range(delta=float(delta), sigma=float(Fraction(sigma)),
                                                      num_steps=steps)
     return lower, upper, time.perf_counter() - start
 
@@ -57,7 +58,7 @@ def random_allocation(sigma: str, steps: int, delta: str):
         allocation_epsilon_decomposition)
     from random_allocation.random_allocation_scheme.lower_bound import (
         allocation_epsilon_lower_bound)
-    params = PrivacyParams(sigma=float(sigma), num_steps=steps, delta=float(delta))
+    params = PrivacyParams(sigma=float(Fraction(sigma)), num_steps=steps, delta=float(delta))
     start = time.perf_counter()
     upper = allocation_epsilon_decomposition(params, SchemeConfig())
     lower = allocation_epsilon_lower_bound(params, SchemeConfig())
@@ -76,10 +77,12 @@ def _verdict(ours, theirs) -> str:
 
 
 def _peer(job, timeout):
-    try:
-        return run_limited(job, timeout)
-    except ImportError:
+    """The peer's row, "absent" when it is not installed (None: timed out)."""
+    name = job[0].__name__
+    module = {"pld_accounting": "PLD_accounting", "random_allocation": "random_allocation"}
+    if importlib.util.find_spec(module[name]) is None:
         return "absent"
+    return run_limited(job, timeout)
 
 
 def main(argv=None) -> int:

@@ -27,7 +27,7 @@ r small, N makes E small); a poor choice shows as width, never as error.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from ... import progress
 from ...errors import OutOfReach
@@ -62,22 +62,34 @@ def table(t: int, b: "arb", k_max: "arb", tolerance: "arb", bits: int) -> Table:
         c = ((k_max / tolerance).log() + 5) / k_max
         c = arb(c.upper())
         growth = (c * k_max).exp()
-        if _enough(growth, c, h * MAX_NODES, t, b, tolerance, bits) is None:
-            raise OutOfReach(
-                f"the random-allocation inversion needs more than {MAX_NODES} nodes at "
-                f"t = {t} (|E[e^(-sX)]| decays too slowly for few steps)")
+        N, tail = _cut(growth, c, h, t, b, tolerance, bits)
         values: List[acb] = []
-        n, check = 0, 16
-        while True:
+        for n in range(N + 1):
             s = acb(c, h * n)
             values.append(laplace(s / t, b, bits) ** t / (s * s))
-            n += 1
             progress.check()
-            if n == check:
-                tail = _enough(growth, c, h * (n - 1), t, b, tolerance, bits)
-                if tail is not None:
-                    return Table(t, c, h, k_max, values, tail, bits)
-                check = min(2 * check, MAX_NODES + 1)
+        return Table(t, c, h, k_max, values, tail, bits)
+
+
+def _cut(growth: "arb", c: "arb", h: "arb", t: int, b: "arb", tolerance: "arb",
+         bits: int) -> Tuple[int, "arb"]:
+    """(N, D^t): a last node N h beyond which the truncation bound holds, found before any
+    node is computed (doubling from 16, then bisection to within an eighth), so that a
+    query beyond ``MAX_NODES`` is refused at once."""
+    if _enough(growth, c, h * MAX_NODES, t, b, tolerance, bits) is None:
+        raise OutOfReach(
+            f"the random-allocation inversion needs more than {MAX_NODES} nodes at "
+            f"t = {t} (|E[e^(-sX)]| decays too slowly for few steps)")
+    low, high = 0, 16
+    while high < MAX_NODES and _enough(growth, c, h * high, t, b, tolerance, bits) is None:
+        low, high = high, min(2 * high, MAX_NODES)
+    while high - low > max(8, high // 8):
+        mid = (low + high) // 2
+        if _enough(growth, c, h * mid, t, b, tolerance, bits) is None:
+            low = mid
+        else:
+            high = mid
+    return high, _enough(growth, c, h * high, t, b, tolerance, bits)
 
 
 def _enough(growth: "arb", c: "arb", y: "arb", t: int, b: "arb", tolerance: "arb",
