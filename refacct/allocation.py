@@ -64,12 +64,13 @@ class _Order:
     def strike(self, eps: Fraction) -> "arb":
         return (to_arb(-eps if self.swap else eps)).exp()
 
-    def table(self, eps_max: Fraction, tolerance_log2: int) -> Table:
-        """Nodes for every eps <= ``eps_max`` (every eps >= 0 with ``swap``), the inversion's
-        aliasing and truncation below 2^-tolerance_log2 times the largest strike."""
+    def table(self, eps: Fraction, tolerance_log2: int) -> Table:
+        """Nodes for every strike up to ``strike(eps)``: every eps' <= eps, or with
+        ``swap`` every eps' >= eps; the inversion's aliasing and truncation below
+        2^-tolerance_log2 times that strike."""
         bits = _bits(tolerance_log2, self.t)
         with flint.ctx.workprec(bits):
-            k_max = arb(self.strike(Fraction(0) if self.swap else eps_max).upper())
+            k_max = arb(self.strike(eps).upper())
             return table(self.t, 1 / to_arb(self.sigma), k_max,
                          k_max * arb(2) ** -tolerance_log2, bits)
 
@@ -156,7 +157,7 @@ def _upper_end(order: _Order, target: Fraction, coarse: int) -> Fraction:
     """An eps > 0 with delta(eps) < target proven, doubling from 1/2."""
     hi = Fraction(1, 2)
     while True:
-        tab = order.table(hi, coarse)
+        tab = order.table(Fraction(0) if order.swap else hi, coarse)
         if _below(order, tab, hi, target) < 0:
             return hi
         hi *= 2
@@ -183,7 +184,7 @@ def allocation_epsilon_order(order: _Order, target: Fraction, digits: int) -> Ep
                              target, enclosure=(mp.zero, mp.zero), proven=True)
     hi = _upper_end(order, target, coarse)
     want = _wanted(digits)
-    tab = order.table(hi, scale + want + (int(hi) + 1) * 2)
+    tab = order.table(Fraction(0) if order.swap else hi, scale + want + (int(hi) + 1) * 2)
     with mp.workprec(tab.bits):
         ln_goal = mp.log(to_mpf(target))
 

@@ -183,3 +183,15 @@ def test_the_door_and_the_command_line_take_the_catalogue_entry(capsys):
                          "random-allocation", "--relation", "substitution", "--steps", "10",
                          "--eps", "1")
     assert status == 2 and len(err.strip().splitlines()) == 1 and "relation" in err
+
+
+def test_a_negative_eps_in_either_order():
+    """eps < 0: H_{e^eps}(Q || P) = e^eps H_{e^-eps}(P || Q) + 1 - e^eps (E_Q[p/q] = 1), the
+    left side from the order with ``swap`` at a strike above 1, the right from the other
+    order's algebra; both in [1 - e^eps, 1]."""
+    left = allocation_delta(1, 100, Fraction(-1, 2), swap=True, digits=15)
+    right = allocation_delta(1, 100, Fraction(1, 2), digits=15)
+    with mp.workdps(40):
+        e = mp.exp(mp.mpf(-1) / 2)
+        assert abs(left.value - (e * right.value + 1 - e)) <= 2 * (left.abs_error + right.abs_error)
+        assert 1 - e <= left.lower and left.upper <= 1
