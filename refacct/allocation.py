@@ -199,7 +199,7 @@ def allocation_epsilon_order(order: _Order, target: Fraction, digits: int) -> Ep
         while lo > 0 and _below(order, tab, lo, target) <= 0:
             lo, width = max(Fraction(0), lo - width), 2 * width
         width = Fraction(1, 2 ** (want + 8))
-        while _below(order, tab, up, target) >= 0:
+        while up < hi and _below(order, tab, up, target) >= 0:  # hi: proven by _upper_end
             up, width = min(hi, up + width), 2 * width
     value, radius = dyadic_mpf((lo + up) / 2), dyadic_mpf((up - lo) / 2)
     return EpsilonResult(value, radius, method, digits, target,
