@@ -55,17 +55,17 @@ def _three_step_put(sigma, strike, dps=15):
 def test_three_steps_both_orders_against_quadrature():
     """H(Q || P) = e^eps put(e^-eps) directly; H(P || Q) at eps through the identity
     H_{e^eps}(P || Q) = put(e^eps) - e^eps + 1 (E_Q[p/q] = 1) with the put at e^eps from the
-    quadrature: both to 9 digits, sigma 1, eps 1."""
+    quadrature: both to 7 digits, sigma 1, eps 1."""
     e = mp.e
-    reverse = allocation_delta(1, 3, 1, swap=True, digits=10)
-    forward = allocation_delta(1, 3, 1, digits=10)
+    reverse = allocation_delta(1, 3, 1, swap=True, digits=8)
+    forward = allocation_delta(1, 3, 1, digits=8)
     with mp.workdps(20):
-        want_reverse = e * _three_step_put(1, 1 / e, dps=12)
-        want_forward = _three_step_put(1, e, dps=12) - e + 1
-        assert abs(reverse.value - want_reverse) < 1e-9 * want_reverse
-        assert abs(forward.value - want_forward) < 1e-9 * want_forward
+        want_reverse = e * _three_step_put(1, 1 / e, dps=10)
+        want_forward = _three_step_put(1, e, dps=10) - e + 1
+        assert abs(reverse.value - want_reverse) < 1e-7 * want_reverse
+        assert abs(forward.value - want_forward) < 1e-7 * want_forward
     assert reverse.proven and forward.proven
-    assert reverse.abs_error < 1e-10 * reverse.value
+    assert reverse.abs_error < 1e-8 * reverse.value
 
 
 def _fine_and_cut(nodes: int):
