@@ -113,7 +113,7 @@ def allocation_delta(sigma: object, steps: object, eps: object, *, swap: bool = 
     want = _wanted(digits)
     ball = order.ball(e, want)
     if ball > 0 and not ball.rad() < ball.mid() * arb(2) ** -want:
-        scale = -int(math.log2(float(arb_ends(ball)[0])))
+        scale = -int(mpmath.floor(mpmath.log(arb_ends(ball)[0], 2)))  # delta may be 1e-400
         ball = order.ball(e, want + scale + 4)
     elif not ball > 0:
         ball = order.ball(e, want + 400)
@@ -177,7 +177,8 @@ def allocation_epsilon_order(order: _Order, target: Fraction, digits: int) -> Ep
     method = (f"{'H(Q || P)' if order.swap else 'H(P || Q)'} of the random-allocation pair "
               f"of {_PAPER}, t = {order.t}: eps bracketed by proven delta(eps) balls "
               "(Laplace transform of the lognormal sum inverted on a line)")
-    scale = max(0, -math.floor(math.log2(target))) + 4
+    # -log2(target) to within one, exactly (a float of target is 0 below 1e-308)
+    scale = max(0, target.denominator.bit_length() - target.numerator.bit_length()) + 5
     coarse = scale + 24
     if _below(order, order.table(Fraction(0), coarse), Fraction(0), target) < 0:
         return EpsilonResult(mp.zero, mp.zero, method + "; delta(0) <= delta", digits,
