@@ -199,3 +199,15 @@ def test_a_negative_eps_in_either_order():
         e = mp.exp(mp.mpf(-1) / 2)
         assert abs(left.value - (e * right.value + 1 - e)) <= 2 * (left.abs_error + right.abs_error)
         assert 1 - e <= left.lower and left.upper <= 1
+
+
+def test_a_delta_below_the_tolerance_is_a_nonnegative_ball():
+    """H(Q || P) at t = 1000, sigma 1, eps 1 lies below the inversion's reach (about
+    5e-146): the ball is [0, upper], never centred below 0, and its upper end lies below
+    an independent Chernoff-free bound: X >= the geometric mean e^{b G - b^2/2} (AM-GM),
+    G ~ N(0, 1/t), so H = E[(1 - e X)_+] <= Q(X <= 1/e) <= Phi((b^2/2 - 1) sqrt(t) / b)."""
+    found = allocation_delta(1, 1000, 1, swap=True)
+    assert found.value >= 0 and found.value - found.abs_error <= 0
+    with mp.workdps(30):
+        bound = mp.ncdf((mp.mpf(1) / 2 - 1) * mp.sqrt(1000))
+    assert found.upper <= bound
