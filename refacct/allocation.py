@@ -121,9 +121,11 @@ def allocation_delta(sigma: object, steps: object, eps: object, *, swap: bool = 
 
 
 def _result(ball: "arb", order: _Order, e: Fraction, digits: int) -> DeltaResult:
-    # both orders are hockey-stick divergences, >= 0: a ball around a delta below the
-    # tolerance keeps only its nonnegative part (its upper end is the bound it proves)
-    ball = ball.nonnegative_part()
+    if not ball > 0:
+        # both orders are hockey-stick divergences, >= 0: a ball around a delta below the
+        # tolerance keeps its nonnegative part [0, upper] (rounded outward at any precision)
+        with flint.ctx.workprec(64):
+            ball = ball.nonnegative_part()
     value, radius = arb_mid_rad(ball)
     with mp.workprec(max(ball.rel_accuracy_bits(), 0) + 128):
         guards.check_delta(value, radius, mp.exp(to_mpf(e)))
