@@ -21,7 +21,9 @@ def test_every_adapter_module_is_a_registered_peer():
     for peer in PEERS:
         module = peer_module(peer)
         assert isinstance(module.PEER, Peer)
-        assert module.PEER.package == peer
+        # the peer's name is its import name, in lower case (pld-accounting imports as
+        # PLD_accounting)
+        assert module.PEER.package.lower() == peer
         assert all(isinstance(v, float) for v in module.PEER.knobs.values())
         for name in ("accountants", "VOCABULARY", "features", "reproducer"):
             assert hasattr(module, name), (peer, name)

@@ -513,3 +513,58 @@ def test_fourier_accountant_time_limit_must_be_positive(limit):
     from refacct.errors import InputError
     with pytest.raises(InputError, match="fourier_accountant.time_limit must be > 0"):
         resolve("fourier_accountant", {"fourier_accountant.time_limit": limit})
+
+
+# pld-accounting 2.0 and random-allocation 1.0.5 ('refacct[more-peers]') on one epoch of
+# random allocation (the conformance suite's alloc- cases; references: refacct.allocation,
+# checked against an independent quadrature at t = 3 in test_allocation.py).  The cases of
+# ten steps, where every answer takes about a second (the whole grid: the scorecard).
+# random_allocation.recursive answers eps = inf at t = 10: it bounds eps only where its
+# induced sampling probability e^(2 eps') / t is at most 1 / sqrt(t) (no bound, failed).
+ALLOCATION_CASES = ("alloc-add-remove-s2-t10", "alloc-add-remove-s5-t10")
+RECURSIVE = {"random_allocation.recursive": {
+    "alloc-add-remove-s2-t10": {"1e-5": "failed", "1e-10": "failed"}}}
+
+
+def allocation_cases(names=ALLOCATION_CASES):
+    return select(load_cases(suite="conformance"), list(names))
+
+
+def test_pld_accounting_on_random_allocation():
+    """Its dominating and dominated PLDs, and both ends of its adaptive eps range, contain
+    the truth: every answer sound or loose."""
+    pytest.importorskip("PLD_accounting")
+    assert check(validate(resolve("pld_accounting"), allocation_cases()), {}) == 24
+
+
+def test_random_allocation_on_random_allocation():
+    """Its upper bounds (decomposition, recursive, RDP_DCO) and its lower bound: every
+    answer sound or loose on the cases of ten steps but the recursive method's eps = inf."""
+    pytest.importorskip("random_allocation")
+    assert check(validate(resolve("random_allocation"), allocation_cases()), RECURSIVE) == 32
+
+
+def test_random_allocation_lower_bound_rounds_eps_up():
+    """Finding (docs/findings.md): random-allocation 1.0.5's eps lower bound at sigma 1/2,
+    t = 1000, delta 1e-5 is 3.134265, above the proven 3.1341522060564646 (stored
+    reference): its search rounds eps up by up to epsilon_tolerance (1e-3).  With
+    epsilon_tolerance 1e-6 the same search lies below the truth."""
+    pytest.importorskip("random_allocation")
+    from refacct.validation.scorecard import cause_of
+    case = [replace(c, queries=tuple(q for q in c.queries if q.kind == "epsilon"))
+            for c in allocation_cases(["alloc-add-remove-s1_2-t1000"])]
+    row, = validate(resolve("random_allocation.lower-bound"), case)
+    assert row.verdict.verdict == "unsound" and float(row.reported) > 3.13415221
+    assert cause_of(row)[0] == "eps search rounds a lower bound up"
+    finer, = validate(resolve("random_allocation.lower-bound",
+                              {"random_allocation.epsilon_tolerance": "1e-6"}), case)
+    assert finer.verdict.verdict in OK
+
+
+@pytest.mark.parametrize("knob", ["pld_accounting.time_limit", "pld_accounting.tail_truncation",
+                                  "random_allocation.epsilon_tolerance"])
+def test_allocation_peers_check_their_knobs(knob):
+    pytest.importorskip(knob.split(".")[0] if knob.startswith("random") else "PLD_accounting")
+    from refacct.errors import InputError
+    with pytest.raises(InputError, match=f"{knob} must be > 0"):
+        resolve(knob.split(".")[0], {knob: "0"})

@@ -225,6 +225,8 @@ def _base_event(case, dpa):
         return inner
     if scheme == "poisson":
         return _poisson(case, inner, dpa)
+    if scheme != "truncated-poisson":   # random allocation: no event in dp_accounting 0.6
+        return None
     return dpa.TruncatedSubsampledGaussianDpEvent(
         int(case.param("n")), float(case.param("p_sample")), int(case.param("max_batch")),
         _noise(case, "sigma"))

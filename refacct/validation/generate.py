@@ -23,7 +23,9 @@ proven bracket get 6 (marked slow: 10 s to minutes each).  The
 ``tradeoff-`` cases ask the attack advantage delta(0) and the trade-off curve beta(alpha)
 at alpha = 1e-3, 1e-2, 1/10, 1/2 (``TRADEOFF_QUERIES``), for the f-DP accountants; three
 Gaussian ones also ask calibrations: the smallest sigma whose advantage is at most a target,
-and for one of them whose beta(1/10) is at least a target (error rates).
+and for one of them whose beta(1/10) is at least a target (error rates).  The ``alloc-``
+cases are one epoch of random allocation (sigma 1/2 .. 5, 10 .. 10^4 steps an epoch), with
+delta at two eps each and eps(1e-5), eps(1e-10).
 """
 from __future__ import annotations
 
@@ -282,6 +284,37 @@ def _many_steps() -> Iterator[Dict]:
                     _NONE, "add-remove", steps, note="unsampled Laplace, many steps")
 
 
+# (sigma, steps of the epoch, the two eps of its delta(eps) queries) of random allocation:
+# the issue's practical grid within the inversion's reach (sigma 1/2 needs t >= 1000, sigma
+# 1 t >= 100: refacct.allocation), each eps where delta lies in 1e-5 .. 1e-50
+_ALLOCATIONS = (("1/2", 1000, "1/2", "1"), ("1/2", 10_000, "1/2", "1"), ("1", 100, "1/2", "1"),
+                ("1", 1000, "1/2", "1"), ("1", 10_000, "1/2", "1"), ("2", 10, "1/2", "1"),
+                ("2", 100, "1/2", "1"), ("2", 1000, "1/2", "1"), ("2", 10_000, "1/50", "1/20"),
+                ("5", 10, "1/5", "3/10"), ("5", 100, "1/20", "1/10"), ("5", 1000, "1/50", "1/20"))
+ALLOCATION_DELTAS = ("1e-5", "1e-10")
+
+
+def _allocations() -> Iterator[Dict]:
+    """One epoch of random allocation (balls-and-bins, ``refacct.allocation``), the
+    Gaussian mechanism: add-remove across the grid, and each order alone once; each asks
+    delta at its two eps and eps at ``ALLOCATION_DELTAS`` (sigma 1/2 eps(1e-5) only:
+    eps(1e-10) lies beyond the inversion's node budget there)."""
+    def queries(sigma, eps):
+        deltas = ALLOCATION_DELTAS[:1] if sigma == "1/2" else ALLOCATION_DELTAS
+        return ([{"kind": "delta", "at": e} for e in eps]
+                + [{"kind": "epsilon", "at": d} for d in deltas])
+    for sigma, steps, *eps in _ALLOCATIONS:
+        yield dict(_case(f"alloc-add-remove-s{sigma}-t{steps}", _gaussian(sigma),
+                         {"scheme": "random-allocation"}, "add-remove", steps,
+                         note="random allocation, one epoch (arXiv:2412.16802)"),
+                   queries=queries(sigma, eps))
+    for relation in ("remove", "add"):
+        yield dict(_case(f"alloc-{relation}-s2-t10", _gaussian("2"),
+                         {"scheme": "random-allocation"}, relation, 10,
+                         note="random allocation, one epoch, one order"),
+                   queries=queries("2", ("1/2", "1")))
+
+
 GROUPS = (_unsampled_gaussians, _deterministic, _poisson_gaussians, _laplace,
           _randomized_response, _groups, _other_samplings, _forms, _heterogeneous,
           _transformed)
@@ -313,8 +346,9 @@ def generate() -> List[Dict]:
     first: Dict[str, int] = {}
     for i, obj in enumerate(cases):  # one mechanism in several forms: the same queries
         first.setdefault(json.dumps(_mechanism(obj), sort_keys=True), i)
-    return [_with_queries(first[json.dumps(_mechanism(obj), sort_keys=True)], obj)
-            for obj in cases] + [_tradeoff_queries(obj) for obj in _tradeoffs()]
+    return ([_with_queries(first[json.dumps(_mechanism(obj), sort_keys=True)], obj)
+             for obj in cases] + [_tradeoff_queries(obj) for obj in _tradeoffs()]
+            + list(_allocations()))
 
 
 def _tradeoff_queries(obj: Dict) -> Dict:

@@ -42,6 +42,7 @@ QUICK = ("gauss-none-add-remove-s1-T1", "gauss-none-zero-out-s10-T100",
          "gauss-poisson-add-remove-s1-q1e-2-T2", "gauss-poisson-zero-out-s1-q1e-2-T1",
          "gauss-poisson-substitution-s1-q1e-2-T2", "gauss-poisson-add-remove-s1-q1e-3-T1000",
          "laplace-none-add-remove-b1-T1", "laplace-poisson-add-remove-b1-q1_10-T2",
+         "alloc-remove-s2-t10", "alloc-add-s2-t10",
          "rr-none-replace-one-p3_5-T3", "truncpoisson-add-remove-p1_20-T1",
          "wor-substitution-s1-b10-T1", "form-count-rr-p3_5-T10",
          "form-repeated-gauss-poisson-s1-q1e-2-T2", "form-list-gauss-poisson-s1-q1e-2-T2",
@@ -118,6 +119,16 @@ CAUSES: Tuple[Tuple[object, str, str, str, str], ...] = (
      "and returns the bisection's lower end, the largest noise found whose beta is still at "
      "most the target, within its tolerances (1e-3 in beta and in sigma): sigma 0.77994 "
      "where beta(1/10) >= 1/2 needs 0.780304, so beta(1/10) = 0.4998 misses the target."),
+    ("random_allocation.recursive", "^inf$", "", "no bound for few steps",
+     "The recursive method bounds eps only where its induced sampling probability "
+     "e^{2 eps'} / t is at most 1 / sqrt(t) (eps' from its decomposition bound at delta / 2); "
+     "elsewhere it answers eps = inf: no bound, where the truth is finite."),
+    ("random_allocation.lower-bound", "above", "", "eps search rounds a lower bound up",
+     "Its eps(delta) searches its own (sound) delta lower bound with "
+     "`search_function_with_bounds` and the default `BoundType.UPPER`, which returns a point "
+     "where delta(eps) <= delta: eps rounded up, by up to `epsilon_tolerance` (1e-3), which "
+     "a lower bound must not do (sigma 1/2, t = 1000, delta 1e-5: 3.134265 for a proven "
+     "3.1341522; with `epsilon_tolerance=1e-6` it gives 3.133965, sound)."),
     ("autodp", "below", "", "root search stops below",
      "eps(delta) from a numerical root search on the Gaussian's analytic curve, stopped a few "
      "units of the 11th digit below the truth."),

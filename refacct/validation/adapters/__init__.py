@@ -50,14 +50,26 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence
 from ..cases import Case, Query
 from ...errors import InputError, InputTypeError
 
-__all__ = ["Accountant", "Answer", "Peer", "PEERS", "resolve", "resolve_all",
+__all__ = ["Accountant", "Answer", "Peer", "PEERS", "PeerTimeout", "resolve", "resolve_all",
            "user_accountant", "available_peers", "peer_module", "float_knobs",
-           "fft_noise_floor"]
+           "fft_noise_floor", "time_limit"]
 
 Answer = Callable[[Query], object]
 # every module of this package is a peer's adapter
 PEERS = tuple(sorted(m.name for m in pkgutil.iter_modules(__path__)
                      if not m.name.startswith("_")))
+
+
+class PeerTimeout(RuntimeError):
+    """A peer gave no answer within its adapter's time limit."""
+
+
+def time_limit(peer: str, knobs: Mapping[str, float]) -> float:
+    """The knob ``time_limit`` (seconds per answer, for ``alarm.alarm_after``), checked."""
+    limit = knobs["time_limit"]
+    if not limit > 0:  # NaN too
+        raise InputError(f"{peer}.time_limit must be > 0 seconds, got {limit}")
+    return limit
 
 
 @dataclass(frozen=True)

@@ -25,16 +25,11 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ...alarm import alarm_after
-from ...errors import InputError
 from ..cases import Case, Query
-from . import Accountant, fft_noise_floor, Peer
+from . import Accountant, fft_noise_floor, Peer, PeerTimeout, time_limit
 
 __all__ = ["PEER", "accountants", "features", "reproducer", "KNOBS", "VOCABULARY",
            "PeerTimeout"]
-
-
-class PeerTimeout(RuntimeError):
-    """A peer gave no answer within its adapter's time limit."""
 
 
 KNOBS = {"nx": 1e6, "L": 20.0, "time_limit": 60.0}
@@ -47,9 +42,7 @@ PEER = Peer(package="fourier_accountant", distribution="fourier-accountant",
 
 def accountants(knobs: Dict[str, float]) -> List[Accountant]:
     """``fourier_accountant`` with ``knobs``."""
-    if not knobs["time_limit"] > 0:  # NaN too
-        raise InputError(f"fourier_accountant.time_limit must be > 0 seconds, got "
-                         f"{knobs['time_limit']}")
+    time_limit("fourier_accountant", knobs)
     return [Accountant("fourier_accountant", "upper", lambda case: _prepare(case, knobs), knobs,
                        fft_noise_floor)]
 
