@@ -4,9 +4,8 @@ the two accountants that compute it, on the same queries, with the time ratio.
     python3 benchmarks/bench_allocation.py --timeout 300
     python3 benchmarks/bench_allocation.py --sigma 1 --steps 100 1000 --delta 1e-5
 
-Peers (not in refacct's extras yet: ``pip install pld-accounting==2.0
-random-allocation==1.0.5 pandas``, random-allocation imports pandas without declaring it;
-a missing one prints "absent"):
+Peers (extra ``more-peers``; random-allocation imports pandas without declaring it, and
+the extra names it; a missing one prints "absent"):
   * ``pld-accounting`` (``PLD_accounting.random_allocation_api.gaussian_allocation_epsilon_
     range``): an (upper, lower) pair from its geometric PLD discretisation, default
     accuracy;
