@@ -448,8 +448,7 @@ REPRODUCED = ["form-repeated-gauss-poisson-s1-q1e-2-T2", "hetero-poisson-s1q1e-2
               "gauss-none-add-remove-s1-T1", "form-list-rr-p3_5-T10",
               "form-count-gauss-poisson-s1-q1e-2-T2", "laplace-none-add-remove-b1-T1",
               "tradeoff-gauss-none-s2-T1", "tradeoff-laplace-poisson-b1-q1_10-T1",
-              "tradeoff-hetero-poisson-s1q1e-2x1-s2q1_10x1", "alloc-add-remove-s2-t10",
-              "alloc-remove-s2-t10"]
+              "tradeoff-hetero-poisson-s1q1e-2x1-s2q1_10x1", "alloc-add-remove-s2-t10"]
 
 
 @pytest.mark.slow
