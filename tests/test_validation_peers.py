@@ -568,3 +568,21 @@ def test_allocation_peers_check_their_knobs(knob):
     from refacct.errors import InputError
     with pytest.raises(InputError, match=f"{knob} must be > 0"):
         resolve(knob.split(".")[0], {knob: "0"})
+
+
+def test_random_allocation_lower_bound_ignores_its_direction():
+    """Finding (docs/findings.md): random-allocation 1.0.5's allocation_delta_lower_bound
+    ignores ``direction``: under add alone (sigma 2, t = 10) it answers the add-remove lower
+    bound, delta(1) = 1.1e-9 and eps(1e-10) = 1.138, above the proven add curve (2.05e-11,
+    0.9589: stored references; the add-remove case's, which the remove direction attains,
+    are 2.85e-9 and 1.1699)."""
+    pytest.importorskip("random_allocation")
+    from refacct.validation.scorecard import cause_of
+    rows = {r.query.text: r for r in validate(resolve("random_allocation.lower-bound"),
+                                              allocation_cases(["alloc-add-s2-t10"]))}
+    for text in ("1", "1e-10"):
+        assert rows[text].verdict.verdict == "unsound"
+        assert cause_of(rows[text])[0] == "direction ignored"
+    both = {r.query.text: r.reported for r in validate(
+        resolve("random_allocation.lower-bound"), allocation_cases(["alloc-remove-s2-t10"]))}
+    assert rows["1"].reported == both["1"] and rows["1e-10"].reported == both["1e-10"]

@@ -11,7 +11,7 @@
 so it takes as long as the accountants do) and exits 1 if any answer is unsound or failed,
 2 on bad usage.  ``--suite`` chooses the hand-picked reference cases (default) or the
 conformance suite generated across the peers' vocabularies (``generate``), ``--quick`` its
-representative slice (``scorecard.QUICK``: every area once, about a minute);
+representative slice (``scorecard.QUICK``: every area once, a few minutes);
 ``--coverage`` appends each peer's coverage of its vocabulary (``coverage``; in JSON, a
 "coverage" object: peer -> entry -> verdict -> answers).  ``cases``
 lists the catalogue; ``--check`` recomputes the stored values with refacct and exits 1 on
@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the hand-picked reference cases (default) or the conformance "
                         "suite generated across the peers' vocabularies")
     parser.add_argument("--quick", action="store_true",
-                        help="a representative slice of the conformance suite (about a minute)")
+                        help="a representative slice of the conformance suite (a few minutes)")
     parser.add_argument("--coverage", action="store_true",
                         help="append each peer's coverage of its vocabulary (Markdown)")
     parser.add_argument("--format", choices=FORMATS, default="table")
