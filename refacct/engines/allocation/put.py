@@ -27,7 +27,10 @@ r small, N makes E small); a poor choice shows as width, never as error.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import List, Optional, Tuple
+
+from flint import acb_poly
 
 from ... import progress
 from ...errors import OutOfReach
@@ -51,6 +54,13 @@ class Table:
     values: List["acb"]
     tail: "arb"
     bits: int
+
+    @cached_property
+    def series(self) -> "acb_poly":
+        """sum_{|n| <= N} g-factor(nh) e^{i n h K} / e^{cK} as a polynomial in e^{ihK} (the
+        conjugate half folded in: its real part is what the rule needs)."""
+        with flint.ctx.workprec(self.bits):
+            return acb_poly([self.values[0]] + [2 * v for v in self.values[1:]])
 
 
 def table(t: int, b: "arb", k_max: "arb", tolerance: "arb", bits: int) -> Table:
@@ -106,10 +116,7 @@ def put(tab: Table, K: "arb") -> "arb":
         if not (K > 0 and K <= tab.k_max):
             raise ValueError(f"the strike must lie in (0, 2 pi / h], got {K}")
         c, h = tab.c, tab.h
-        total = tab.values[0] * (c * K).exp()
-        for n in range(1, len(tab.values)):
-            total += 2 * (tab.values[n] * (acb(c, h * n) * K).exp())
-        S = total.real * h / (2 * arb.pi())
+        S = (tab.series(acb(0, h * K).exp()).real * (c * K).exp()) * h / (2 * arb.pi())
         N = len(tab.values) - 1
         E = (c * K).exp() * tab.tail / (arb.pi() * N * h)
         r = (-2 * arb.pi() * c / h).exp()
