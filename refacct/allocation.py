@@ -31,6 +31,7 @@ from mpmath import mp
 from . import guards
 from .engine import Engine, Request
 from .errors import OutOfReach
+from .engines.allocation.cells import AllocationLoss, allocation_loss
 from .engines.allocation.put import Table, put, table
 from .engines.arb import arb, arb_ends, arb_mid_rad, dyadic_mpf, flint, to_arb
 from .exact import count, digits_parameter, eps_parameter, positive, probability, to_mpf
@@ -39,8 +40,8 @@ from .mechanisms.catalogue import Allocated
 from .result import DeltaResult, EpsilonResult
 from .roots import illinois
 
-__all__ = ["allocation_delta", "allocation_both_orders", "allocation_epsilon", "Allocation",
-           "ALLOCATION"]
+__all__ = ["allocation_delta", "allocation_both_orders", "allocation_epsilon", "epoch_orders",
+           "EpochOrders", "Allocation", "ALLOCATION"]
 
 _PAPER = "Chua et al. (arXiv:2412.16802)"
 
@@ -83,6 +84,11 @@ class _Order:
     def ball(self, eps: Fraction, tolerance_log2: int) -> "arb":
         return self.value(self.table(eps, tolerance_log2), eps)
 
+    def lattice_loss(self) -> AllocationLoss:
+        """This order's loss on lattice cells: the proven brackets compose it over epochs
+        (``refacct.brackets``)."""
+        return allocation_loss(self.sigma, self.t, self.swap)
+
 
 MIN_STEPS = 3  # at t = 2 |E[e^(-sX)]| is still 1e-22 at s = 10^4: beyond the node budget
 
@@ -97,6 +103,22 @@ def _checked_order(sigma: object, steps: object, swap: object) -> _Order:
                          "none); two steps are a composition of two Gaussian pairs "
                          "(docs/random-allocation.md)")
     return _Order(positive(sigma, "sigma"), t, swap)
+
+
+@dataclass(frozen=True)
+class EpochOrders:
+    """A random-allocation entry's orders as the terms of a maximum, (label, one-epoch
+    order), as a ``Dominated`` entry lists its terms: the proven brackets compose each over
+    the epochs (``lattice_loss``) and take the larger (each order is its own worst case)."""
+
+    terms: Tuple[Tuple[str, _Order], ...]
+    bound: str = "tight"
+
+
+def epoch_orders(entry: Allocated) -> EpochOrders:
+    """The orders ``entry``'s relation takes, checked."""
+    return EpochOrders(tuple((label, _checked_order(entry.sigma, entry.steps, swap))
+                             for label, swap in entry.orders))
 
 
 def _wanted(digits: int) -> int:
@@ -237,6 +259,8 @@ class Allocation(Engine):
     def supports(self, target) -> Optional[str]:
         if not isinstance(target, Allocated):
             return "the random-allocation engine answers random-allocation entries only"
+        if target.epochs != 1:
+            return "its balls are for one epoch: proven brackets compose epochs"
         return None
 
     def answer(self, target, request: Request) -> List:

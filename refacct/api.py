@@ -15,7 +15,8 @@ its methods, with one result family.
   terms (001 Sec. 5); with ``steps`` = T > 1 the same mechanism run T times as many steps
   (every catalogue builder records how: ``rebuild``);
 * a shuffled entry (``Shuffled``: 002's lower bounds);
-* a random-allocation entry (``Allocated``: one epoch, proven balls).
+* a random-allocation entry (``Allocated``: one epoch, proven balls; more epochs or
+  ``method="bracket"``, proven brackets of its orders composed over the epochs).
 
 ``method``:
 

@@ -45,6 +45,8 @@ from .engines.lattice.loss_cells import Cells, _fraction_mid, one_step_cells
 from . import guards, progress
 from .engine import Engine, Request
 from .maximum import combine
+from .allocation import EpochOrders, epoch_orders
+from .mechanisms import Allocated
 from .mechanisms.entry import Dominated
 from .exact import count, eps_parameter, many as is_many, mpf_parts, positive, rational, to_mpf
 from .pairs import Composition, Pair, PublicMixture
@@ -74,7 +76,7 @@ class Bracketed:
 
 def factors_of(x, T: int) -> List[Bracketed]:
     """The factors of ``x`` composed T times (see the module docstring for the inputs)."""
-    if isinstance(x, Pair):
+    if isinstance(x, Pair) or hasattr(x, "lattice_loss"):   # the latter: random allocation
         return [Bracketed(((Fraction(1), x),), T)]
     if isinstance(x, Composition):
         return [Bracketed(((Fraction(1), p),), n * T) for p, n in x.factors]
@@ -163,7 +165,8 @@ def _run(factors: Sequence[Bracketed], queries: "_Queries", max_lattice: int):
     """([(lower, upper)], last pass): a discrete pair whose loss atoms share one base on
     its own lattice (``_aligned_run``), anything else on the 2^-m lattices (``_bracket``,
     from the plan ``queries.first_plan()``)."""
-    if len(factors) == 1 and len(factors[0].step) == 1:
+    if len(factors) == 1 and len(factors[0].step) == 1 and \
+            isinstance(factors[0].step[0][1], Pair):
         aligned = aligned_loss(factors[0].step[0][1], factors[0].count)
         if aligned is not None:
             return _aligned_run(aligned, factors[0].count, queries)
@@ -402,6 +405,8 @@ class _EpsilonQueries(_Queries):
     (docs/numerics.md): the upper measure gives the upper end, the lower measure the
     lower end."""
 
+    widened_from: Optional[mpmath.mpf] = None   # the cut mass before the last widening
+
     def first_plan(self) -> _Plan:
         """The tolerance is known before any pass (min delta times the width): trimming
         starts with the scout, whose window may have to reach far into the tail."""
@@ -425,17 +430,22 @@ class _EpsilonQueries(_Queries):
         less than 8 below the top (or an upper end of +inf while the lower end is finite):
         reach past the largest finite upper end + 8, at least doubling the window while an
         upper end is infinite, up to eps = ``MAX_EPS_WINDOW`` (an upper end still
-        infinite there is returned as it is: valid, and its width says so)."""
+        infinite there is returned as it is: valid, and its width says so).  Not again when
+        the last widening left more than half of the cut mass: it lies beyond the one-step
+        range, not beyond the window (a loss cut at a range its cells reach,
+        ``engines.allocation.cells``)."""
         with flint.ctx.workprec(run.plan.prec):
             cut = _ends(run.upper.infinite - run.lower.infinite)[1]
-        if cut <= self.tolerance(None, None) / 100 or plan.hi >= MAX_EPS_WINDOW:
+        last, self.widened_from = self.widened_from, None
+        if cut <= self.tolerance(None, None) / 100 or plan.hi >= MAX_EPS_WINDOW or \
+                (last is not None and cut > last / 2):
             return False
         top = self.keep_top(brackets) or plan.hi
         if any(mpmath.isinf(up) and not mpmath.isinf(lo) for lo, up in brackets):
             top = max(top, 2 * plan.hi)
         top = min(top, Fraction(MAX_EPS_WINDOW))
         if top > plan.hi:
-            plan.hi = top
+            plan.hi, self.widened_from = top, cut
             return True
         return False
 
@@ -499,7 +509,9 @@ def delta_bracket(x, eps: object, *, steps: int = 1, width: object = DEFAULT_REL
 def _delta(x, values: List[Fraction], T: int, *, width: Fraction, max_lattice: int,
            floor: Fraction = Fraction(0), workers: int = 1) -> List:
     """``delta_bracket`` on checked input (the bracket engine's call): a list of results."""
-    if isinstance(x, Dominated):
+    if isinstance(x, Allocated):
+        x = epoch_orders(x)
+    if isinstance(x, (Dominated, EpochOrders)):
         return _mechanism(x, values, T, "delta", workers,
                           {"width": width, "max_lattice": max_lattice})
     factors = factors_of(x, T)
@@ -542,7 +554,9 @@ def _epsilon(x, values: List[Fraction], T: int, *, width: Fraction, max_lattice:
     for d in values:
         if not 0 < d < 1:
             raise InputError(f"delta must lie in (0, 1), got {d}")
-    if isinstance(x, Dominated):
+    if isinstance(x, Allocated):
+        x = epoch_orders(x)
+    if isinstance(x, (Dominated, EpochOrders)):
         return _mechanism(x, values, T, "epsilon", workers,
                           {"width": width, "max_lattice": max_lattice})
     factors = factors_of(x, T)

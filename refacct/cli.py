@@ -140,6 +140,9 @@ def _mechanism_options(p) -> None:
                         f"{routing.EXACT_MAX_STEPS} (discrete; pairs with at most two outcomes of "
                         "finite likelihood ratio stay exact) a proven bracket answers")
     m.add_argument("--group", type=_count, metavar="K", help="group size (003), default 1")
+    m.add_argument("--epochs", type=_count, metavar="E",
+                   help="random-allocation: epochs of --steps steps each (default 1: proven "
+                        "balls; more: proven brackets over the epochs)")
     m.add_argument("--exact-shuffle", action="store_true",
                    help="shuffle, steps <= 3: H of 002's pair (P_S, Q_S) itself, both orders, "
                         "by quadrature (T = 3: about a minute) instead of eq. (7)")
@@ -270,7 +273,7 @@ def _load(path: str):
 
 
 _MECHANISM_ONLY = ("sigma", "scale", "p", "sensitivity", "q", "n", "batch", "p_sample",
-                   "max_batch", "group")
+                   "max_batch", "group", "epochs")
 
 
 def _route(args):
@@ -318,7 +321,7 @@ def _mechanism(args):
     with progress.task(f"building {args.mechanism} ({args.sampling} sampling)"):
         return mechanisms.build(base, args.sampling, relation, group=args.group, q=args.q,
                                 n=args.n, batch=args.batch, p_sample=args.p_sample,
-                                max_batch=args.max_batch)
+                                max_batch=args.max_batch, epochs=args.epochs)
 
 
 def _cmd_delta(args) -> int:

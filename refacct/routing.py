@@ -106,8 +106,9 @@ depend on the steps, read off its 1-step and 2-step entries:
   given their ``MixedOrders`` and T (it maximises over the orders on one grid,
   ``engines.transform.orders``: the T + 1 terms are never built); else the T-step entry
   itself, bracketed only up to ``MAX_MIXED_STEPS`` steps (one bracket per term);
-* shuffling (``Shuffled``: 002's lower bounds, not a pair) is never bracketed, nor is
-  random allocation (``Allocated``: proven balls of ``refacct.allocation``).
+* shuffling (``Shuffled``: 002's lower bounds, not a pair) is never bracketed; random
+  allocation (``Allocated``) has proven balls for one epoch (``refacct.allocation``) and
+  proven brackets over epochs (or for one, with ``method="bracket"``).
 """
 from __future__ import annotations
 
@@ -159,6 +160,8 @@ CERTIFIED_WHY = ("two compositions: the certified engine's proven enclosures, th
                  "engines where it falls short")
 SHUFFLED = "002's lower bounds"
 ALLOCATED = "random allocation's one-epoch pair (arXiv:2412.16802), one-dimensional"
+ALLOCATED_EPOCHS = ("random allocation's one-epoch pair (arXiv:2412.16802) composed over its "
+                    "epochs on a lattice")
 
 # the engine each method names (``refacct.engine``): a new engine is one line here
 ENGINES: Dict[str, Engine] = {"auto": QUADRATURE, "exact": EXACT, "quadrature": QUADRATURE,
@@ -397,10 +400,10 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
             raise InputError("shuffling has no proven-bracket path: its curve is 002's lower "
                              "bound, not a pair")
         return Route(make(T), 1, SHUFFLE, SHUFFLED)
-    if isinstance(one, Allocated):  # proven balls by inversion; no lattice path yet
-        if force:
-            raise InputError("random allocation has no proven-bracket path: its values are "
-                             "proven balls of refacct.allocation")
+    if isinstance(one, Allocated):  # one epoch: proven balls; epochs: proven brackets
+        if force or one.epochs > 1:
+            _check_total(one.epochs)
+            return Route(make(T), one.epochs, BRACKET, ALLOCATED_EPOCHS)
         return Route(make(T), 1, ALLOCATION, ALLOCATED)
     count, continuous = compositions(one)
     two = make(2)

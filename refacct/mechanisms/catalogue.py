@@ -16,6 +16,7 @@ from .truncated_poisson import truncated_poisson
 from .unsampled import unsampled
 from .without_replacement import wor_subsampled
 from ..errors import InputError
+from ..exact import count
 
 __all__ = ["FAMILIES", "SAMPLINGS", "base_mechanism", "build", "Shuffled", "Allocated"]
 
@@ -50,16 +51,17 @@ def _need(name: str, value, sampling: str):
 
 def build(base: Base, sampling: str, relation: str, *, steps: int = 1,
           group: Optional[int] = None, q=None, n=None, batch=None, p_sample=None,
-          max_batch=None) -> Union[Dominated, "Shuffled", "Allocated"]:
+          max_batch=None, epochs=None) -> Union[Dominated, "Shuffled", "Allocated"]:
     """The catalogue entry for ``base`` under ``sampling`` and ``relation``; ``group`` K > 1
     selects 003's group pairs (Poisson / WOR) or sensitivity K Delta (no sampling);
     ``shuffle`` gives a ``Shuffled`` (lower bounds, not a pair), ``random-allocation`` an
-    ``Allocated`` (one epoch of ``steps`` steps).
+    ``Allocated`` (``epochs`` epochs, default 1, of ``steps`` steps each).
 
     The entry's ``rebuild(k)`` is the same mechanism for ``k`` times as many steps, so that
     ``refacct.delta(entry, eps, steps=T)`` can route T steps without building them
     (``refacct.routing.route_entry``)."""
-    options = dict(group=group, q=q, n=n, batch=batch, p_sample=p_sample, max_batch=max_batch)
+    options = dict(group=group, q=q, n=n, batch=batch, p_sample=p_sample, max_batch=max_batch,
+                   epochs=epochs)
     entry = _entry(base, sampling, relation, steps, **options)
 
     def rebuild(k: int):
@@ -71,13 +73,17 @@ def build(base: Base, sampling: str, relation: str, *, steps: int = 1,
 
 
 def _entry(base: Base, sampling: str, relation: str, steps: int, group, q, n, batch,
-           p_sample, max_batch) -> Union[Dominated, "Shuffled", "Allocated"]:
+           p_sample, max_batch, epochs) -> Union[Dominated, "Shuffled", "Allocated"]:
     if sampling not in SAMPLINGS:
         raise InputError(f"sampling must be one of {', '.join(SAMPLINGS)}, got {sampling!r}")
+    if sampling == "random-allocation":
+        return Allocated(base, relation, steps, group,
+                         1 if epochs is None else count(epochs, "epochs"))
+    if epochs is not None:
+        raise InputError("epochs are for --sampling random-allocation (each record once per "
+                         "epoch); other schemes count their compositions in steps")
     if sampling == "shuffle":
         return Shuffled(base, relation, steps, group)
-    if sampling == "random-allocation":
-        return Allocated(base, relation, steps, group)
     if group not in (None, 1):
         return _group(base, sampling, relation, steps, group, q, n, batch)
     if sampling == "none":
@@ -129,15 +135,17 @@ class Shuffled:
 
 class Allocated:
     """Random allocation (balls-and-bins) with a Gaussian base: each record in exactly one
-    of the ``steps`` steps of one epoch, add-remove (``relation`` "add-remove", or one
-    order: "remove" is H(P || Q) with P the mixture of Chua et al., arXiv:2412.16802, "add"
-    H(Q || P)).  Its values come from ``refacct.allocation`` (the pair is one-dimensional
-    in the likelihood ratio), so it is not a ``Dominated`` entry.  ``rebuild(k)``: the same
-    with k times as many steps in the epoch (``build``)."""
+    of the ``steps`` steps of each of ``epochs`` epochs, add-remove (``relation``
+    "add-remove", or one order: "remove" is H(P || Q) with P the mixture of Chua et al.,
+    arXiv:2412.16802, "add" H(Q || P)).  Its values come from ``refacct.allocation`` (the
+    pair is one-dimensional in the likelihood ratio: proven balls for one epoch, proven
+    brackets of its orders composed over epochs), so it is not a ``Dominated`` entry.
+    ``rebuild(k)``: the same with k times as many steps in the epoch (``build``)."""
 
     RELATIONS = ("add-remove", "remove", "add")
 
-    def __init__(self, base: Base, relation: str, steps: int, group: Optional[int]) -> None:
+    def __init__(self, base: Base, relation: str, steps: int, group: Optional[int],
+                 epochs: int = 1) -> None:
         if getattr(base, "family", None) != "gaussian":
             raise InputError("random allocation is in the catalogue for gaussian only")
         if relation not in self.RELATIONS:
@@ -146,7 +154,7 @@ class Allocated:
                              f"{relation!r}")
         if group not in (None, 1):
             raise InputError("random allocation has no group privacy in the catalogue")
-        self.steps, self.relation = steps, relation
+        self.steps, self.relation, self.epochs = steps, relation, epochs
         self.sigma = base.width / base.sensitivity
         self.rebuild: Optional[Callable[[int], "Allocated"]] = None
 

@@ -56,11 +56,17 @@ class Table:
     bits: int
 
     @cached_property
-    def series(self) -> "acb_poly":
-        """sum_{|n| <= N} g-factor(nh) e^{i n h K} / e^{cK} as a polynomial in e^{ihK} (the
-        conjugate half folded in: its real part is what the rule needs)."""
+    def blocks(self) -> List["acb_poly"]:
+        """The rule's sum over n as polynomials in e^{ihK}, one per ``BLOCK`` nodes (the
+        conjugate half folded in: the real part is what the rule needs).  Blocks, because
+        Horner's rule in Arb's rectangular complex balls multiplies the radius by up to
+        sqrt(2) at each step (|Re w| + |Im w| for |w| = 1): 2^16 at most per block."""
         with flint.ctx.workprec(self.bits):
-            return acb_poly([self.values[0]] + [2 * v for v in self.values[1:]])
+            folded = [self.values[0]] + [2 * v for v in self.values[1:]]
+            return [acb_poly(folded[k:k + BLOCK]) for k in range(0, len(folded), BLOCK)]
+
+
+BLOCK = 32
 
 
 def table(t: int, b: "arb", k_max: "arb", tolerance: "arb", bits: int) -> Table:
@@ -116,7 +122,10 @@ def put(tab: Table, K: "arb") -> "arb":
         if not (K > 0 and K <= tab.k_max):
             raise ValueError(f"the strike must lie in (0, 2 pi / h], got {K}")
         c, h = tab.c, tab.h
-        S = (tab.series(acb(0, h * K).exp()).real * (c * K).exp()) * h / (2 * arb.pi())
+        w = acb(0, h * K).exp()
+        total = sum((block(w) * acb(0, h * K * (k * BLOCK)).exp()
+                     for k, block in enumerate(tab.blocks)), acb(0))
+        S = total.real * (c * K).exp() * h / (2 * arb.pi())
         N = len(tab.values) - 1
         E = (c * K).exp() * tab.tail / (arb.pi() * N * h)
         r = (-2 * arb.pi() * c / h).exp()

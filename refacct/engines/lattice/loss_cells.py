@@ -497,7 +497,11 @@ def _cell_index(r: Fraction, h: Fraction) -> int:
 
 def loss_of(pair) -> object:
     """The loss of a one-step pair: discrete, or Gaussian / Laplace mixtures with one common
-    sigma / scale and a monotone loss."""
+    sigma / scale and a monotone loss; or a pair that knows its own cells (``lattice_loss``:
+    an order of random allocation, ``refacct.allocation``)."""
+    own = getattr(pair, "lattice_loss", None)
+    if own is not None:
+        return own()
     if pair.is_discrete:
         return DiscreteLoss(pair.P, pair.Q)
     return by_family(pair.P, pair.Q, {"gaussian": GaussianLoss, "laplace": LaplaceLoss},
