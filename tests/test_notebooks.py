@@ -20,7 +20,7 @@ NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9a-z]*.py"))
 
 def test_every_notebook_of_the_issue_exists():
     for prefix in ("001_fig1_fig3", "001_fig4_left", "002_fig2_fig3", "003_fig1",
-                   "004_truncated_poisson", "tiny_delta"):
+                   "004_truncated_poisson", "tiny_delta", "random_allocation"):
         assert f"{prefix}.py" in NOTEBOOKS
 
 
