@@ -332,6 +332,14 @@ def _bracket(table, query):
 PEERS = available_peers()
 
 
+def _by_cost(peers):
+    """The peers, jax_privacy as ``heavy``: its adapter's walk over the sample of cases
+    takes a minute or more (each accountant it builds compiles with JAX) and its own
+    answers are tested in tests/test_validation_peers.py."""
+    return [pytest.param(p, marks=pytest.mark.heavy) if p == "jax_privacy" else p
+            for p in peers]
+
+
 @pytest.mark.parametrize("peer", PEERS)
 def test_the_suite_covers_each_peer_vocabulary(peer):
     counts = coverage.exercised(resolve(peer), CASES)[peer]
@@ -373,7 +381,7 @@ def _answered(answer, query) -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("peer", PEERS)
+@pytest.mark.parametrize("peer", _by_cost(PEERS))
 def test_features_name_exactly_the_queries_the_adapter_asks(peer):
     """``features`` (no peer run) is None exactly when the adapter does not ask the query."""
     module_features = coverage.peer_module(peer).features
@@ -452,7 +460,7 @@ REPRODUCED = ["form-repeated-gauss-poisson-s1-q1e-2-T2", "hetero-poisson-s1q1e-2
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("peer", PEERS)
+@pytest.mark.parametrize("peer", _by_cost(PEERS))
 def test_reproducers_print_what_the_adapters_answer(peer):
     """A finding's reproducer uses the peer alone: run, it prints the adapter's answer."""
     module = coverage.peer_module(peer)
