@@ -133,3 +133,11 @@ def test_epochs_from_the_command_line(capsys):
     assert status == 2 and len(err.strip().splitlines()) == 1 and "epochs" in err
     with pytest.raises(InputError, match="epochs"):
         build(gaussian(1), "random-allocation", "add-remove", steps=10, epochs=0)
+
+
+def test_the_strike_cap_takes_any_positive_sigma():
+    """k_max is a power of 2 in [2, 16] for every sigma > 0, also where 1 / sigma has no
+    float (the cap of a vanishing sigma is the largest: its loss is heaviest-tailed)."""
+    from refacct.engines.allocation.cells import MAX_STRIKE, strike_cap
+    assert strike_cap(Fraction(1, 10 ** 400), 10) == MAX_STRIKE
+    assert strike_cap(Fraction(10 ** 400), 10) == 2

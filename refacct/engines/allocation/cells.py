@@ -48,7 +48,13 @@ MAX_STRIKE = 16
 
 
 def strike_cap(sigma: Fraction, t: int) -> int:
-    """k_max (module docstring): a power of 2 in [2, ``MAX_STRIKE``]."""
+    """k_max (module docstring): a power of 2 in [2, ``MAX_STRIKE``].  Floats steer here
+    and in ``_x_cap`` only: any k_max gives valid cells, and ``put`` refuses a strike
+    beyond it."""
+    if sigma < Fraction(1, 64):   # b > 64: the estimate is far beyond the cap
+        return MAX_STRIKE
+    if sigma > 64:                # b < 1/64: e^{b^2/2 + b CAP_Z} / t < 1.2 / t, below 1
+        return 2
     b = 1 / float(sigma)
     excess = math.exp(min(b * b / 2 + b * CAP_Z, 700.0)) / t
     k = 2
