@@ -18,6 +18,7 @@
                      [--format table|json|markdown]          (``refacct.validation``)
     refacct cases    [--suite reference|conformance] [--cases PATTERN ...] [--check [--quick]]
     refacct scorecard [--output docs/scorecard.md] [--quick]
+    refacct dataset  [--dir data] [--recompute PATTERN ...] | --write
 
 SPEC.json is a pair specification (``refacct.spec``; ``-`` reads it from stdin); a mechanism
 name builds the pair(s) from the catalogue (``refacct.mechanisms``), and the records add
@@ -66,7 +67,7 @@ from .reproduce import digits_text, render_markdown, render_text, run_all
 from .result import DeltaResult, EpsilonResult, directed_text, format_mpf, printed
 from .spec import SpecError, load_pair, load_pair_file, loads
 from .validation import command as validation_command
-from .validation import scorecard
+from .validation import dataset, scorecard
 
 __all__ = ["main", "build_parser", "DEFAULT_MARKDOWN"]
 
@@ -252,6 +253,13 @@ def build_parser() -> argparse.ArgumentParser:
                                    "values and exits 1 if any drifted beyond its bound.")
     validation_command.add_cases_arguments(c)
     c.set_defaults(func=validation_command.run_cases)
+    t = sub.add_parser("dataset", help="check the certified reference dataset (data/), or "
+                                       "regenerate it (--write)",
+                       description="Check the certified reference dataset against the "
+                                   "reference values (exit 1 on drift); --recompute also "
+                                   "recomputes the matching cases; --write regenerates it.")
+    dataset.add_arguments(t)
+    t.set_defaults(func=dataset.run)
     s = sub.add_parser("scorecard", help="judge every installed peer, write docs/scorecard.md",
                        description="Judge every installed peer on the reference cases and "
                                    "the conformance suite and write the scorecard (verdicts "
