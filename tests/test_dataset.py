@@ -145,6 +145,14 @@ def test_every_case_behind_a_scorecard_finding_is_in_the_dataset():
     assert sorted(named - cases) == []
 
 
+def test_the_changelog_states_this_version_and_its_count():
+    text = (DATA / "CHANGELOG.md").read_text(encoding="utf-8")
+    latest = text[text.index("\n## "):].split("\n## ")[1]
+    assert latest.startswith(f"{dataset.VERSION} ")
+    assert f"{len(RECORDS)} records" in latest
+    assert {r["dataset_version"] for r in RECORDS} == {dataset.VERSION}
+
+
 def test_the_shipped_files_have_no_drift_and_a_slice_recomputes():
     slice_ = ["gauss-none-add-remove-s1_2-T1", "rr-none-replace-one-p3_5-T1",
               "laplace-none-add-remove-b1-T1"]

@@ -345,3 +345,35 @@ def test_randomized_response_ten_steps_by_brute_force():
             A, B = brute_AB(rows, eps)
             assert_contains(ref[("delta", eps)], mpq(A) - mp.exp(mpq(eps)) * mpq(B))
         assert_eps_root(ref[("epsilon", "1e-3")], lambda e: brute_delta_mpf(rows, e), "1e-3")
+
+
+# proven lattice brackets (refacct.brackets: mass on a lattice, nothing shared with the
+# transform that gives the settings suite its 20 digits), rounded outward:
+# refacct.epsilon / delta(entry, ..., steps=T, method="bracket", width="1e-4"), 85-140 s each
+SETTINGS_BRACKETS = {
+    "opacus-cifar10-tutorial": {("epsilon", "1e-5"): ("1.46501", "1.46506"),
+                                ("delta", "2"): ("2.13778e-8", "2.13911e-8")},   # remove's
+    "opacus-cifar10-tutorial-substitution": {("epsilon", "1e-5"): ("2.50807", "2.50811"),
+                                             ("delta", "2"): ("2.35150e-4", "2.35159e-4")},
+    "tfprivacy-mnist-tutorial": {("epsilon", "1e-5"): ("2.34953", "2.34958"),
+                                 ("delta", "1"): ("0.0146003", "0.0146012")},
+}
+
+
+SETTINGS = {c.name: c for c in load_cases(suite="settings")}
+
+
+def test_training_settings_are_well_formed():
+    assert len(SETTINGS) == len(load_cases(suite="settings"))  # unique names
+    for case in SETTINGS.values():
+        for q in case.queries:
+            assert q.kind in KINDS and q.reference is not None and q.reference.abs_error >= 0
+
+
+@pytest.mark.parametrize("name", sorted(SETTINGS_BRACKETS))
+def test_training_settings_lie_inside_the_lattice_brackets(name):
+    stored = {(q.kind, q.text): q.reference for q in SETTINGS[name].queries}
+    for key, (lo, hi) in SETTINGS_BRACKETS[name].items():
+        ref = stored[key]
+        assert ref.proven and ref.high - ref.low <= ref.low * Fraction(1, 10 ** 19)
+        assert Fraction(lo) <= ref.low <= ref.high <= Fraction(hi)

@@ -39,9 +39,10 @@ truth lies in [lower, upper], and ``value`` / ``abs_error`` are its midpoint and
 half-width covering it.  Such a case may set ``bracket_width``: the bracket's target width,
 relative for delta queries and absolute (in eps) for eps queries (default 1/100).
 
-Two suites share this format (``SUITES``): ``reference``, the hand-picked cases of
-``cases.json``, and ``conformance``, the cases generated across the peers' vocabularies
-(``conformance.json``, written by ``refacct.validation.generate``).
+Three suites share this format (``SUITES``): ``reference``, the hand-picked cases of
+``cases.json``; ``conformance``, the cases generated across the peers' vocabularies
+(``conformance.json``, written by ``refacct.validation.generate``); ``settings``, the
+settings of real training recipes (``settings.json``).
 
 References are written only by ``python -m refacct.validation.recompute --write``; the same
 command without ``--write`` (``--check``) recomputes them and fails on any drift.
@@ -70,7 +71,8 @@ __all__ = ["KINDS", "ERROR_ALPHA", "FORMS", "SUITES", "Reference", "Query", "Seg
 KINDS = ("delta", "epsilon", "alpha", "beta", "sigma", "errors")
 ERROR_ALPHA = Fraction(1, 10)  # the type I error of the error-rate calibrations ("errors")
 FORMS = ("default", "count", "repeated", "list", "heterogeneous")
-SUITES = {"reference": "cases.json", "conformance": "conformance.json"}
+SUITES = {"reference": "cases.json", "conformance": "conformance.json",
+          "settings": "settings.json"}
 _SAMPLING_KEYS = ("q", "n", "batch", "p_sample", "max_batch")
 
 
@@ -264,7 +266,7 @@ def case_from_json(obj: Mapping) -> Case:
 
 
 def catalogue_path(suite: str = "reference") -> Path:
-    """The shipped file of ``suite`` (``SUITES``: ``cases.json``, ``conformance.json``)."""
+    """The shipped file of ``suite`` (``SUITES``)."""
     if suite not in SUITES:
         raise InputError(f"suite must be one of {', '.join(SUITES)}, got {suite!r}")
     return Path(str(resources.files(__package__).joinpath(SUITES[suite])))

@@ -8,8 +8,8 @@ Datasets (certified values in plain files, with difficulty levels).
 
 One record per query, JSON Lines (``RECORDS``), described by the JSON Schema ``SCHEMA``
 (written from ``schema()``); ``CHANGELOG.md`` beside them says what changed between
-``VERSION``s.  Every record is derived from a query of the reference cases or of the
-conformance suite (``refacct.validation.cases``), whose references are written only by
+``VERSION``s.  Every record is derived from a query of one of refacct's suites of cases
+(``refacct.validation.cases.SUITES``), whose references are written only by
 ``refacct.validation.recompute``: the dataset adds nothing to their values, it restates
 them in a peer-neutral vocabulary with the interval spelt out:
 
@@ -48,7 +48,8 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence
 from .. import __version__
 from ..references import cite
 from ..result import directed_text
-from .cases import Case, Query, Reference, case_from_json, catalogue_path, read_catalogue
+from .cases import (SUITES, Case, Query, Reference, case_from_json, catalogue_path,
+                    read_catalogue)
 from .recompute import compute_all, reference_json
 
 __all__ = ["VERSION", "RECORDS", "SCHEMA", "LEVELS", "FEATURES", "default_directory",
@@ -66,7 +67,6 @@ FEATURES = {
     "large-eps": "eps at or above 10 (asked for, or the answer)",
     "heterogeneous": "different mechanisms composed",
 }
-SUITES = ("reference", "conformance")   # the reference cases first, as in ``refacct validate``
 TINY_DELTA = Fraction(1, 10 ** 10)
 LARGE_EPS = Fraction(10)
 _SCHEMES = {"none": "none", "poisson": "poisson", "wor": "without-replacement",
@@ -87,8 +87,8 @@ def default_directory() -> Path:
 
 
 def records() -> Iterator[Dict]:
-    """Every record, in the suites' order: the reference cases, then the conformance
-    suite; within a case, its queries in order."""
+    """Every record, in the order of ``cases.SUITES`` (the reference cases, the conformance
+    suite, the settings of training recipes); within a case, its queries in order."""
     for suite in SUITES:
         for obj in read_catalogue(catalogue_path(suite))["cases"]:
             case = case_from_json(obj)
@@ -239,7 +239,10 @@ def schema() -> Dict:
         "properties": {
             "id": {"type": "string", "description": "case:kind@at, unique"},
             "case": {"type": "string", "description": "refacct's case name"},
-            "suite": {"enum": list(SUITES)},
+            "suite": {"enum": list(SUITES),
+                      "description": "reference: hand-picked cases (the papers' rows, tiny "
+                                     "delta, findings); conformance: generated across the "
+                                     "peers' vocabularies; settings: real training recipes"},
             "composition": {"type": "array", "minItems": 1, "items": segment,
                             "description": "segments run one after the other under the "
                                            "same relation; more than one: heterogeneous"},
