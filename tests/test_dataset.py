@@ -122,7 +122,7 @@ def test_randomized_response_records_hold_the_exact_sum():
 def test_difficulty_follows_the_features_definitions():
     for r in RECORDS:
         kind, at = r["query"]["kind"], Fraction(r["query"]["at"])
-        steps = sum(p["steps"] for p in r["composition"])
+        steps = sum(p["steps"] * p["sampling"].get("epochs", 1) for p in r["composition"])
         if kind == "epsilon" and at <= Fraction(1, 10 ** 10):
             assert "tiny-delta" in r["features"], r["id"]
         if kind == "delta" and at >= 10:

@@ -545,6 +545,19 @@ def test_random_allocation_on_random_allocation():
     assert check(validate(resolve("random_allocation"), allocation_cases()), RECURSIVE) == 32
 
 
+def test_random_allocation_over_twenty_epochs():
+    """sigma 2, t = 1000, 20 epochs (references: proven brackets of the one-epoch loss
+    composed): RDP_DCO and the recursive method bound every answer (sound, loose), but the
+    recursive eps(1e-10) = inf (no bound: failed); the decomposition and the lower bound
+    take one epoch only (the package raises for num_epochs > 1): not asked."""
+    pytest.importorskip("random_allocation")
+    name = "alloc-add-remove-s2-t1000-E20"
+    rows = validate(resolve("random_allocation"), allocation_cases([name]))
+    assert check(rows, {"random_allocation.recursive": {name: {"1e-10": "failed"}}}) == 8
+    assert {r.accountant for r in rows if r.verdict.verdict == "n/a"} == {
+        "random_allocation.decomposition", "random_allocation.lower-bound"}
+
+
 def test_random_allocation_lower_bound_rounds_eps_up():
     """Finding (docs/findings.md): random-allocation 1.0.5's eps lower bound at sigma 1/2,
     t = 1000, delta 1e-5 is 3.134265, above the proven 3.1341522060564646 (stored

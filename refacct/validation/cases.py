@@ -7,7 +7,9 @@ the command line does (``refacct.mechanisms.build``):
     mechanism  {"family": "gaussian" | "laplace" | "rr", "sigma" | "scale" | "p": ...,
                 "sensitivity": ... (optional)}
     sampling   {"scheme": "none" | "poisson" | "wor" | "truncated-poisson" |
-                "deterministic", "q" | "n", "batch" | "n", "p_sample", "max_batch": ...}
+                "deterministic" | "random-allocation", "q" | "n", "batch" | "n", "p_sample",
+                "max_batch" | "epochs" (random allocation: epochs of ``steps`` steps each,
+                default 1): ...}
     relation   add / remove / add-remove / zero-out / substitution / replace-one
     steps, group
     form       how a peer is asked to compose (``FORMS``; default "default"): "default" the
@@ -73,7 +75,7 @@ ERROR_ALPHA = Fraction(1, 10)  # the type I error of the error-rate calibrations
 FORMS = ("default", "count", "repeated", "list", "heterogeneous")
 SUITES = {"reference": "cases.json", "conformance": "conformance.json",
           "settings": "settings.json"}
-_SAMPLING_KEYS = ("q", "n", "batch", "p_sample", "max_batch")
+_SAMPLING_KEYS = ("q", "n", "batch", "p_sample", "max_batch", "epochs")
 
 
 @dataclass(frozen=True)
@@ -178,9 +180,14 @@ class Case:
     def scheme(self) -> str:
         return self.sampling["scheme"]
 
+    @property
+    def epochs(self) -> int:
+        """The epochs of random allocation (1 for one epoch, and for other schemes)."""
+        return int(self.sampling.get("epochs", 1))
+
     def param(self, key: str) -> Fraction:
         """An exact mechanism or sampling parameter (sigma, scale, p, sensitivity
-        (default 1), q, n, batch, p_sample, max_batch)."""
+        (default 1), q, n, batch, p_sample, max_batch, epochs)."""
         if key == "sensitivity":
             return rational(self.mechanism.get("sensitivity", 1), key)
         source = self.sampling if key in _SAMPLING_KEYS else self.mechanism

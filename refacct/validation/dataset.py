@@ -73,7 +73,7 @@ _SCHEMES = {"none": "none", "poisson": "poisson", "wor": "without-replacement",
             "truncated-poisson": "truncated-poisson", "deterministic": "deterministic-batches",
             "random-allocation": "random-allocation"}
 _SAMPLING_NAMES = {"q": "rate", "n": "dataset_size", "batch": "batch_size",
-                   "p_sample": "rate", "max_batch": "max_batch_size"}
+                   "p_sample": "rate", "max_batch": "max_batch_size", "epochs": "epochs"}
 _NOISES = {"gaussian": "gaussian", "laplace": "laplace", "rr": "randomized-response"}
 _MECHANISM_NAMES = {"sigma": "sigma", "scale": "scale", "p": "p_truth",
                     "sensitivity": "sensitivity"}
@@ -169,7 +169,7 @@ def features(case: Case, query: Query) -> List[str]:
     answer = None if ref is None or ref.infinite else ref.value
     delta = {"delta": answer, "epsilon": query.at}.get(query.kind)
     eps = {"delta": query.at, "epsilon": answer}.get(query.kind)
-    steps = case.steps + sum(s.steps for s in case.segments)
+    steps = case.steps * case.epochs + sum(s.steps for s in case.segments)
     found = {
         "tiny-delta": delta is not None and delta <= TINY_DELTA,
         "many-steps": steps >= 100,
@@ -205,11 +205,13 @@ def schema() -> Dict:
                        "(Ganesh 2025); deterministic-batches: the dataset cut into `steps` "
                        "disjoint batches, each record in exactly one (Chua et al. 2024's "
                        "ABLQ_D); random-allocation: each record in exactly one of the "
-                       "`steps` steps, chosen uniformly (one epoch).",
+                       "`steps` steps of an epoch, chosen uniformly, for `epochs` epochs "
+                       "(default 1).",
         "properties": {"scheme": {"enum": sorted(set(_SCHEMES.values()))},
                        "rate": rational, "dataset_size": {"type": "integer", "minimum": 1},
                        "batch_size": {"type": "integer", "minimum": 1},
-                       "max_batch_size": {"type": "integer", "minimum": 1}}}
+                       "max_batch_size": {"type": "integer", "minimum": 1},
+                       "epochs": {"type": "integer", "minimum": 1}}}
     certified = {
         "type": "object", "additionalProperties": False,
         "required": ["type", "lower", "upper", "value", "digits", "exact"],

@@ -24,8 +24,9 @@ proven bracket get 6 (marked slow: 10 s to minutes each).  The
 at alpha = 1e-3, 1e-2, 1/10, 1/2 (``TRADEOFF_QUERIES``), for the f-DP accountants; three
 Gaussian ones also ask calibrations: the smallest sigma whose advantage is at most a target,
 and for one of them whose beta(1/10) is at least a target (error rates).  The ``alloc-``
-cases are one epoch of random allocation (sigma 1/2 .. 5, 10 .. 10^4 steps an epoch), with
-delta at two eps each and eps(1e-5), eps(1e-10).
+cases are random allocation: one epoch (sigma 1/2 .. 5, 10 .. 10^4 steps an epoch) and,
+as proven brackets, 10 to 100 epochs (``_EPOCHS``), with delta at two eps each and
+eps(1e-5), eps(1e-10).
 """
 from __future__ import annotations
 
@@ -292,11 +293,19 @@ _ALLOCATIONS = (("1/2", 1000, "1/2", "1"), ("1/2", 10_000, "1/2", "1"), ("1", 10
                 ("2", 100, "1/2", "1"), ("2", 1000, "1/2", "1"), ("2", 10_000, "1/50", "1/20"),
                 ("5", 10, "1/5", "3/10"), ("5", 100, "1/20", "1/10"), ("5", 1000, "1/50", "1/20"))
 ALLOCATION_DELTAS = ("1e-5", "1e-10")
+# (sigma, steps of the epoch, epochs, the two eps of its delta(eps) queries, the delta of its
+# eps(delta) queries) of random allocation over epochs: proven brackets (refacct.brackets),
+# a few minutes each.  At sigma 1, t = 100 the loss beyond the one-epoch table's strike cap
+# (refacct.engines.allocation.cells) weighs more than 1e-10 over ten epochs: eps(1e-5) only.
+_EPOCHS = (("1", 100, 10, ("1", "2"), ("1e-5",)),
+           ("2", 1000, 20, ("1/4", "1/2"), ALLOCATION_DELTAS),
+           ("1", 10_000, 100, ("1/2", "1"), ALLOCATION_DELTAS))
 
 
 def _allocations() -> Iterator[Dict]:
-    """One epoch of random allocation (balls-and-bins, ``refacct.allocation``), the
-    Gaussian mechanism: add-remove across the grid, and each order alone once; each asks
+    """Random allocation (balls-and-bins, ``refacct.allocation``), the Gaussian mechanism:
+    one epoch under add-remove across the grid, each order alone once, and ``_EPOCHS``
+    over several epochs; each asks
     delta at its two eps and eps at ``ALLOCATION_DELTAS`` (sigma 1/2 eps(1e-5) only:
     eps(1e-10) lies beyond the inversion's node budget there)."""
     def queries(sigma, eps):
@@ -313,6 +322,13 @@ def _allocations() -> Iterator[Dict]:
                          {"scheme": "random-allocation"}, relation, 10,
                          note="random allocation, one epoch, one order"),
                    queries=queries("2", ("1/2", "1")))
+    for sigma, steps, epochs, eps, deltas in _EPOCHS:
+        yield dict(_case(f"alloc-add-remove-s{sigma}-t{steps}-E{epochs}", _gaussian(sigma),
+                         {"scheme": "random-allocation", "epochs": epochs}, "add-remove", steps,
+                         note=f"random allocation, {epochs} epochs (arXiv:2412.16802; the "
+                              "one-epoch loss composed, proven brackets)"),
+                   queries=[{"kind": "delta", "at": e} for e in eps]
+                   + [{"kind": "epsilon", "at": d} for d in deltas])
 
 
 GROUPS = (_unsampled_gaussians, _deterministic, _poisson_gaussians, _laplace,

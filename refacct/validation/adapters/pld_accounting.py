@@ -4,8 +4,9 @@ arXiv:2602.17284): the privacy-loss distribution of the Gaussian mechanism under
 allocation, discretised on a geometric grid, as dp_accounting PLDs.
 
 It expresses one catalogue entry: ``gaussian`` (noise sigma / Delta) with ``sampling
-"random-allocation"``, ``steps`` = the steps of one epoch (``num_steps``), one epoch, one
-allocation per record, under add-remove (the PLD of both directions, ``compose_full_pld``).
+"random-allocation"``, ``steps`` = the steps of one epoch (``num_steps``), the case's
+``epochs`` (``num_epochs``), one allocation per record, under add-remove (the PLD of both
+directions, ``compose_full_pld``).
 Accountants:
 
     pld_accounting.upper           ``gaussian_allocation_{delta,epsilon}_configurable`` with
@@ -67,18 +68,18 @@ def _limited(answer, knobs):
 
 
 def _call(case: Case):
-    """(sigma / Delta, steps of the epoch) of an expressible case, or None."""
+    """(sigma / Delta, steps of the epoch, epochs) of an expressible case, or None."""
     if case.family != "gaussian" or case.scheme != "random-allocation" or case.group != 1 \
             or case.form != "default" or case.segments or case.relation != "add-remove":
         return None
-    return float(case.param("sigma") / case.param("sensitivity")), case.steps
+    return float(case.param("sigma") / case.param("sensitivity")), case.steps, case.epochs
 
 
 def _prepare(case: Case, how, knobs):
     call = _call(case)
     if call is None:
         return None
-    sigma, steps = call
+    sigma, steps, epochs = call
     if isinstance(how, int):
         from PLD_accounting.random_allocation_api import gaussian_allocation_epsilon_range
 
@@ -86,7 +87,7 @@ def _prepare(case: Case, how, knobs):
             if query.kind != "epsilon":
                 return None
             return gaussian_allocation_epsilon_range(delta=float(query.at), sigma=sigma,
-                                                     num_steps=steps)[how]
+                                                     num_steps=steps, num_epochs=epochs)[how]
         return end
     from PLD_accounting import random_allocation_api as api
     from PLD_accounting.types import AllocationSchemeConfig, BoundType, PrivacyParams
@@ -98,8 +99,8 @@ def _prepare(case: Case, how, knobs):
             return None
         given = {"epsilon" if query.kind == "delta" else "delta": float(query.at)}
         run = getattr(api, f"gaussian_allocation_{query.kind}_configurable")
-        return run(params=PrivacyParams(sigma=sigma, num_steps=steps, **given), config=config,
-                   bound_type=BoundType[how])
+        return run(params=PrivacyParams(sigma=sigma, num_steps=steps, num_epochs=epochs,
+                                        **given), config=config, bound_type=BoundType[how])
     return answer
 
 
@@ -110,7 +111,7 @@ VOCABULARY = {
     "query: gaussian_allocation_epsilon_configurable": "",
     "query: gaussian_allocation_epsilon_range": "", "bound: BoundType.DOMINATES": "",
     "bound: BoundType.IS_DOMINATED": "",
-    "num_epochs > 1": "refacct computes one epoch of random allocation (docs/random-allocation.md)",
+    "num_epochs > 1": "",
     "num_selected > 1": "k allocations per epoch: the pair is not established in refacct",
     "query: gaussian_allocation_directional_pld": "one direction as a discrete distribution, "
     "not a query (the add-remove PLD composes both)",
@@ -126,22 +127,25 @@ def features(accountant: str, case: Case, query: Query) -> Optional[List[str]]:
     if _call(case) is None or query.kind not in ("delta", "epsilon") \
             or isinstance(how, int) and query.kind != "epsilon":
         return None
+    epochs = ["num_epochs > 1"] if case.epochs > 1 else []
     if isinstance(how, int):
-        return ["query: gaussian_allocation_epsilon_range"]
-    return [f"query: gaussian_allocation_{query.kind}_configurable", f"bound: BoundType.{how}"]
+        return ["query: gaussian_allocation_epsilon_range"] + epochs
+    return [f"query: gaussian_allocation_{query.kind}_configurable",
+            f"bound: BoundType.{how}"] + epochs
 
 
 def reproducer(accountant: str, case: Case, query: Query) -> Optional[str]:
     """A few lines of PLD_accounting alone that ask the query as this adapter does."""
     if features(accountant, case, query) is None:
         return None
-    sigma, steps = _call(case)
+    sigma, steps, epochs = _call(case)
     how = ACCOUNTANTS[accountant.split(".", 1)[1]][1]
     if isinstance(how, int):
         return "\n".join([
             "from PLD_accounting.random_allocation_api import gaussian_allocation_epsilon_range",
             "", "upper, lower = gaussian_allocation_epsilon_range("
-            f"delta={float(query.at)!r}, sigma={sigma!r}, num_steps={steps})",
+            f"delta={float(query.at)!r}, sigma={sigma!r}, num_steps={steps}, "
+            f"num_epochs={epochs})",
             f"print({'upper' if how == 0 else 'lower'})"])
     given = "epsilon" if query.kind == "delta" else "delta"
     words = ", ".join(f"{k}={KNOBS[k]!r}" for k in ("loss_discretization", "tail_truncation"))
@@ -149,6 +153,7 @@ def reproducer(accountant: str, case: Case, query: Query) -> Optional[str]:
         f"from PLD_accounting.random_allocation_api import gaussian_allocation_{query.kind}"
         "_configurable",
         "from PLD_accounting.types import AllocationSchemeConfig, BoundType, PrivacyParams", "",
-        f"params = PrivacyParams(sigma={sigma!r}, num_steps={steps}, {given}={float(query.at)!r})",
+        f"params = PrivacyParams(sigma={sigma!r}, num_steps={steps}, num_epochs={epochs}, "
+        f"{given}={float(query.at)!r})",
         f"print(gaussian_allocation_{query.kind}_configurable(params=params, "
         f"config=AllocationSchemeConfig({words}), bound_type=BoundType.{how}))"])
