@@ -14,9 +14,10 @@
     refacct delta|epsilon ... [--bracket] [--width W]   (proven brackets, refacct.brackets)
     refacct reproduce [--markdown results/reproduce.md] [--digits 20]
     refacct validate [--accountant NAME|module:function ...] [--cases PATTERN ...]
-                     [--suite reference|conformance] [--quick] [--coverage]
+                     [--suite reference|conformance|settings] [--quick] [--coverage]
                      [--format table|json|markdown]          (``refacct.validation``)
-    refacct cases    [--suite reference|conformance] [--cases PATTERN ...] [--check [--quick]]
+    refacct cases    [--suite reference|conformance|settings] [--cases PATTERN ...]
+                     [--check [--quick]]
     refacct scorecard [--output docs/scorecard.md] [--quick]
     refacct dataset  [--dir data] [--recompute PATTERN ...] | --write
 

@@ -2,10 +2,10 @@
 ``python -m refacct.validation`` runs them without it).
 
     refacct validate [--accountant NAME|module:function ...] [--cases PATTERN ...]
-                     [--suite reference|conformance] [--quick] [--coverage]
+                     [--suite reference|conformance|settings] [--quick] [--coverage]
                      [--format table|json|markdown] [--knob PEER.KNOB=VALUE ...]
                      [--tolerance T] [--output PATH]
-    refacct cases [--suite reference|conformance] [--cases PATTERN ...] [--check [--quick]]
+    refacct cases [--suite reference|conformance|settings] [--cases PATTERN ...] [--check [--quick]]
 
 ``validate`` judges each accountant against the stored references (no refacct computation,
 so it takes as long as the accountants do) and exits 1 if any answer is unsound or failed,

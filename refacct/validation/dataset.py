@@ -315,13 +315,16 @@ def check(directory: Path, patterns: Optional[Sequence[str]] = None, log=print) 
             json.dumps(schema(), indent=1, ensure_ascii=False) + "\n":
         problems.append(f"{SCHEMA}: differs from the schema refacct writes")
     stored = {}
-    for number, line in enumerate((directory / RECORDS).read_text(encoding="utf-8").splitlines(), 1):
+    lines = (directory / RECORDS).read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
         row = json.loads(line)
         stored[row["id"]] = row
         if row != expected.get(row["id"], row):
             problems.append(f"{row['id']}: differs from the references (line {number})")
-    problems += [f"{name}: in the references, not in {RECORDS}" for name in expected if name not in stored]
-    problems += [f"{name}: in {RECORDS}, not in the references" for name in stored if name not in expected]
+    problems += [f"{name}: in the references, not in {RECORDS}"
+                 for name in expected if name not in stored]
+    problems += [f"{name}: in {RECORDS}, not in the references"
+                 for name in stored if name not in expected]
     if patterns:
         problems += _recomputed(stored, patterns, log)
     return problems
@@ -350,9 +353,11 @@ def _disjoint(certified: Mapping, new: Reference) -> Optional[str]:
     if certified["upper"] == "inf" or new.infinite:
         same = certified["upper"] == "inf" and new.infinite
     else:
-        same = max(Fraction(certified["lower"]), new.low) <= min(Fraction(certified["upper"]), new.high)
-    return None if same else (f"stored [{certified['lower']}, {certified['upper']}], "
-                              f"recomputed [{float(new.low):.17g}, {float(new.high):.17g}]")
+        same = max(Fraction(certified["lower"]), new.low) \
+            <= min(Fraction(certified["upper"]), new.high)
+    return None if same else (
+        f"stored [{certified['lower']}, {certified['upper']}], recomputed "
+        f"[{directed_text(new.low, 20, up=False)}, {directed_text(new.high, 20, up=True)}]")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -376,6 +381,6 @@ def run(args: argparse.Namespace) -> int:
     problems = check(directory, args.recompute, log=lambda line: print(line, file=sys.stderr))
     for problem in problems:
         print(f"DRIFT: {problem}", file=sys.stderr)
-    print(f"{directory / RECORDS}: {'drift in ' + str(len(problems)) if problems else 'no drift in'} "
-          f"the records checked", file=sys.stderr)
+    found = f"{len(problems)} drift problems in" if problems else "no drift in"
+    print(f"{directory / RECORDS}: {found} the records checked", file=sys.stderr)
     return 1 if problems else 0

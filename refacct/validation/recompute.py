@@ -1,7 +1,7 @@
 """Maintenance: recompute the catalogue's reference values, write them, or check for drift.
 
     python -m refacct.validation.recompute [--write [--missing]] [--cases PATTERN ...] [--quick]
-                                           [--suite reference|conformance] [--file PATH]
+                                           [--suite reference|conformance|settings] [--file PATH]
 
 Without ``--write`` (the check, also ``refacct cases --check``) every selected query is
 recomputed and compared with the stored reference: the stored interval ([v - e, v + e], or
