@@ -166,9 +166,11 @@ def test_the_check_catches_an_edited_record_and_a_wrong_interval(tmp_path):
                   and r["query"]["kind"] == "delta")
     low, high = interval(target)
     width = high - low + Fraction(1, 10 ** 6)
-    target["certified"]["lower"], target["certified"]["upper"] = str(float(high + width)), str(float(high + 2 * width))
+    moved = target["certified"]   # apart by 1e-6 or more: float text keeps them disjoint
+    moved["lower"], moved["upper"] = str(float(high + width)), str(float(high + 2 * width))
     rows.pop()
-    (tmp_path / dataset.RECORDS).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (tmp_path / dataset.RECORDS).write_text("".join(json.dumps(r) + "\n" for r in rows),
+                                            encoding="utf-8")
     problems = dataset.check(tmp_path, ["rr-none-replace-one-p3_5-T1"], log=lambda line: None)
     assert sum(target["id"] in p for p in problems) == 2      # differs, and recomputed apart
     assert any("not in refacct-reference.jsonl" in p for p in problems)
@@ -180,6 +182,9 @@ def test_the_command_writes_and_checks(capsys, tmp_path):
     assert status == 0 and f"{len(RECORDS)} records" in err
     assert (tmp_path / dataset.RECORDS).read_bytes() == (DATA / dataset.RECORDS).read_bytes()
     assert run_cli(capsys, "dataset", "--dir", str(tmp_path))[0] == 0
+    status, out, err = run_cli(capsys, "dataset", "--dir", str(tmp_path),
+                               "--recompute", "no-such-*")
+    assert status == 2 and "--recompute" in err and len(err.strip().splitlines()) == 1
 
 
 EXAMPLES = ROOT / "docs" / "examples" / "test_against_refacct.py"

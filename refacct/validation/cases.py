@@ -59,7 +59,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..exact import rational
+from ..exact import count, rational
 from ..exact_text import fraction_from_text
 from ..accountants.ledger import product
 from ..mechanisms import Dominated, Provenance, base_mechanism, build
@@ -183,7 +183,7 @@ class Case:
     @property
     def epochs(self) -> int:
         """The epochs of random allocation (1 for one epoch, and for other schemes)."""
-        return int(self.sampling.get("epochs", 1))
+        return count(self.sampling.get("epochs", 1), "epochs")
 
     def param(self, key: str) -> Fraction:
         """An exact mechanism or sampling parameter (sigma, scale, p, sensitivity

@@ -378,6 +378,13 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"refacct: error: --dir: no {' or '.join(missing)} in {directory}", file=sys.stderr)
         return 2
+    names = [obj["name"] for suite in SUITES
+             for obj in read_catalogue(catalogue_path(suite))["cases"]]
+    unmatched = [p for p in args.recompute if not fnmatch.filter(names, p)]
+    if unmatched:
+        print(f"refacct: error: --recompute: no case matches {', '.join(unmatched)}",
+              file=sys.stderr)
+        return 2
     problems = check(directory, args.recompute, log=lambda line: print(line, file=sys.stderr))
     for problem in problems:
         print(f"DRIFT: {problem}", file=sys.stderr)
