@@ -575,6 +575,23 @@ def test_random_allocation_lower_bound_rounds_eps_up():
     assert finer.verdict.verdict in OK
 
 
+def test_pld_accounting_is_stopped_at_its_time_limit():
+    """At 20 epochs (sigma 2, t = 1000) each answer spends minutes in the peer's numba
+    kernels, where a signal is not handled (measured: 70-224 s past a 60 s alarm); the worker
+    process is killed at the limit, so each answer fails with PeerTimeout at 2 s, and the
+    next case is answered by a new worker."""
+    pytest.importorskip("PLD_accounting")
+    knobs = {"pld_accounting.time_limit": "2"}
+    rows = validate(resolve("pld_accounting.upper", knobs),
+                    allocation_cases(["alloc-add-remove-s2-t1000-E20"]))
+    assert len(rows) == 4
+    assert all(r.verdict.verdict == "failed" and "PeerTimeout: no answer within 2 s"
+               in r.verdict.reason for r in rows)
+    after = validate(resolve("pld_accounting.upper", {"pld_accounting.time_limit": "60"}),
+                     allocation_cases(["alloc-add-remove-s5-t10"]))
+    assert [r.verdict.verdict in OK for r in after] == [True] * 4
+
+
 @pytest.mark.parametrize("knob", ["pld_accounting.time_limit", "pld_accounting.tail_truncation",
                                   "random_allocation.epsilon_tolerance"])
 def test_allocation_peers_check_their_knobs(knob):

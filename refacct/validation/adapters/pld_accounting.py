@@ -21,16 +21,18 @@ Accountants:
 Knobs (``AllocationSchemeConfig``'s, for the configurable calls, with its defaults):
 ``loss_discretization`` (1e-2) and ``tail_truncation`` (1e-12); ``time_limit`` (seconds per
 answer, default 60: the adaptive range takes more than 300 s at 10^4 steps, measured; such
-an answer fails with ``PeerTimeout``).  Parameters reach the peer as floats.
+an answer fails with ``PeerTimeout``).  The peer runs in a worker process (``_isolated``),
+killed at the time limit: its numba kernels do not return to Python for minutes at 10 and
+more epochs, where a signal would wait for them.  Parameters reach the peer as floats.
 """
 from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from ...alarm import alarm_after
 from ...errors import InputError
 from ..cases import Case, Query
 from . import Accountant, Peer, PeerTimeout, time_limit
+from ._isolated import Isolated
 
 __all__ = ["PEER", "accountants", "features", "reproducer", "KNOBS", "VOCABULARY"]
 
@@ -50,21 +52,8 @@ def accountants(knobs: Dict[str, float]) -> List[Accountant]:
         if not knobs[name] > 0:  # NaN too
             raise InputError(f"pld_accounting.{name} must be > 0, got {knobs[name]}")
     return [Accountant(f"pld_accounting.{suffix}", claims,
-                       lambda case, how=how: _limited(_prepare(case, how, knobs), knobs),
-                       knobs)
+                       lambda case, how=how: _prepare(case, how, knobs), knobs)
             for suffix, (claims, how) in ACCOUNTANTS.items()]
-
-
-def _limited(answer, knobs):
-    """``answer`` stopped after the knob ``time_limit`` (``PeerTimeout``)."""
-    if answer is None:
-        return None
-    limit = knobs["time_limit"]
-
-    def limited(query: Query):
-        with alarm_after(limit, lambda: PeerTimeout(f"no answer within {limit:g} s")):
-            return answer(query)
-    return limited
 
 
 def _call(case: Case):
@@ -76,32 +65,39 @@ def _call(case: Case):
 
 
 def _prepare(case: Case, how, knobs):
+    """The answer function: each query computed in the worker process (``_WORKER``),
+    stopped after the knob ``time_limit`` (its geometric convolutions run in numba, which
+    a signal cannot interrupt)."""
     call = _call(case)
     if call is None:
         return None
-    sigma, steps, epochs = call
-    if isinstance(how, int):
-        from PLD_accounting.random_allocation_api import gaussian_allocation_epsilon_range
-
-        def end(query: Query):
-            if query.kind != "epsilon":
-                return None
-            return gaussian_allocation_epsilon_range(delta=float(query.at), sigma=sigma,
-                                                     num_steps=steps, num_epochs=epochs)[how]
-        return end
-    from PLD_accounting import random_allocation_api as api
-    from PLD_accounting.types import AllocationSchemeConfig, BoundType, PrivacyParams
-    config = AllocationSchemeConfig(**{k: knobs[k] for k in ("loss_discretization",
-                                                            "tail_truncation")})
+    config = {k: knobs[k] for k in ("loss_discretization", "tail_truncation")}
 
     def answer(query: Query):
-        if query.kind not in ("delta", "epsilon"):
+        if query.kind not in ("delta", "epsilon") or isinstance(how, int) \
+                and query.kind != "epsilon":
             return None
-        given = {"epsilon" if query.kind == "delta" else "delta": float(query.at)}
-        run = getattr(api, f"gaussian_allocation_{query.kind}_configurable")
-        return run(params=PrivacyParams(sigma=sigma, num_steps=steps, num_epochs=epochs,
-                                        **given), config=config, bound_type=BoundType[how])
+        return _WORKER(knobs["time_limit"], how, *call, query.kind, float(query.at), config)
     return answer
+
+
+def _answer(how, sigma: float, steps: int, epochs: int, kind: str, at: float,
+            config: Dict[str, float]) -> float:
+    """One answer of the peer (run in the worker process): ``how`` is the bound type of
+    the configurable calls, or the index of the adaptive range's end."""
+    if isinstance(how, int):
+        from PLD_accounting.random_allocation_api import gaussian_allocation_epsilon_range
+        return gaussian_allocation_epsilon_range(delta=at, sigma=sigma, num_steps=steps,
+                                                 num_epochs=epochs)[how]
+    from PLD_accounting import random_allocation_api as api
+    from PLD_accounting.types import AllocationSchemeConfig, BoundType, PrivacyParams
+    given = {"epsilon" if kind == "delta" else "delta": at}
+    run = getattr(api, f"gaussian_allocation_{kind}_configurable")
+    return run(params=PrivacyParams(sigma=sigma, num_steps=steps, num_epochs=epochs, **given),
+               config=AllocationSchemeConfig(**config), bound_type=BoundType[how])
+
+
+_WORKER = Isolated(_answer, lambda limit: PeerTimeout(f"no answer within {limit:g} s"))
 
 
 # --- coverage (refacct.validation.coverage) ----------------------------------------------
