@@ -10,10 +10,12 @@ scale b = 1/sigma under Q (``proofs/2412_16802_balls_and_bins_pair.py``), so
     H_{e^eps}(P || Q) = E[(X - e^eps)_+] = f(e^eps) - e^eps + 1,
     H_{e^eps}(Q || P) = E[(1 - e^eps X)_+] = e^eps f(e^{-eps}),
 
-with f(K) = E[(K - X)_+] the put, a proven ball by inversion of E[e^{-sX}] = phi(s/t)^t
-(``engines.allocation.put``; the first line is put-call parity, E X = 1).  The inversion's
-integrand decays like the characteristic function of X, fast for many steps and slowly
-for few: at t = 2 it is still 1e-22 at 10^4, so few steps are refused (``OutOfReach``).
+with f(K) = E[(K - X)_+] the put (the first line is put-call parity, E X = 1), a proven ball
+by inversion of E[e^{-sX}] = phi(s/t)^t for t >= 3 (``engines.allocation.put``).  The
+inversion's integrand decays like the characteristic function of X, fast for many steps and
+slowly for few: at t = 2 it is still 1e-22 at 10^4, so t = 2 conditions on one lognormal
+instead, which leaves one rigorous integral of the one-lognormal put
+(``engines.allocation.two``).  t = 1 is the Gaussian mechanism (sampling none).
 
 The tolerance is absolute; delta can be 1e-100, so a first pass finds delta's scale and a
 second is made at 10^-(digits + 3) of it when the first is not fine enough.
@@ -23,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 import mpmath
 from mpmath import mp
@@ -33,6 +35,7 @@ from .engine import Engine, Request
 from .errors import OutOfReach
 from .engines.allocation.cells import AllocationLoss, allocation_loss
 from .engines.allocation.put import Table, put, table
+from .engines.allocation.two import TwoSteps
 from .engines.arb import arb, arb_ends, arb_mid_rad, dyadic_mpf, flint, to_arb
 from .exact import count, digits_parameter, eps_parameter, positive, probability, to_mpf
 from .maximum import MechanismDelta, MechanismEpsilon, maximum, maximum_epsilon
@@ -65,21 +68,30 @@ class _Order:
     def strike(self, eps: Fraction) -> "arb":
         return (to_arb(-eps if self.swap else eps)).exp()
 
-    def table(self, eps: Fraction, tolerance_log2: int) -> Table:
+    def table(self, eps: Fraction, tolerance_log2: int) -> Union[Table, TwoSteps]:
         """Nodes for every strike up to ``strike(eps)``: every eps' <= eps, or with
         ``swap`` every eps' >= eps; the inversion's aliasing and truncation below
-        2^-tolerance_log2 times that strike."""
+        2^-tolerance_log2 times that strike (t = 2: the integral's tolerance)."""
         bits = _bits(tolerance_log2, self.t)
         with flint.ctx.workprec(bits):
             k_max = arb(self.strike(eps).upper())
-            return table(self.t, 1 / to_arb(self.sigma), k_max,
-                         k_max * arb(2) ** -tolerance_log2, bits)
+            b = 1 / to_arb(self.sigma)
+            if self.t == 2:
+                return TwoSteps(b, k_max, tolerance_log2, bits)
+            return table(self.t, b, k_max, k_max * arb(2) ** -tolerance_log2, bits)
 
-    def value(self, tab: Table, eps: Fraction) -> "arb":
+    def value(self, tab: Union[Table, TwoSteps], eps: Fraction) -> "arb":
         with flint.ctx.workprec(tab.bits):
             K = self.strike(eps)
-            f = put(tab, K)
+            f = tab.put(K) if isinstance(tab, TwoSteps) else put(tab, K)
             return f / K if self.swap else f - K + 1
+
+    @property
+    def how(self) -> str:
+        """How the put is computed, for a result's ``method``."""
+        if self.t == 2:
+            return "one integral of the one-lognormal put, conditioned on the other lognormal"
+        return "Laplace transform of the lognormal sum inverted on a line"
 
     def ball(self, eps: Fraction, tolerance_log2: int) -> "arb":
         return self.value(self.table(eps, tolerance_log2), eps)
@@ -90,7 +102,7 @@ class _Order:
         return allocation_loss(self.sigma, self.t, self.swap)
 
 
-MIN_STEPS = 3  # at t = 2 |E[e^(-sX)]| is still 1e-22 at s = 10^4: beyond the node budget
+MIN_STEPS = 2  # one step is the Gaussian mechanism
 
 
 def _checked_order(sigma: object, steps: object, swap: object) -> _Order:
@@ -100,8 +112,7 @@ def _checked_order(sigma: object, steps: object, swap: object) -> _Order:
     if t < MIN_STEPS:
         raise OutOfReach(f"random allocation is computed here for at least {MIN_STEPS} steps "
                          f"an epoch, got {t}: one step is the Gaussian mechanism (sampling "
-                         "none); two steps are a composition of two Gaussian pairs "
-                         "(docs/random-allocation.md)")
+                         "none)")
     return _Order(positive(sigma, "sigma"), t, swap)
 
 
@@ -153,9 +164,8 @@ def _result(ball: "arb", order: _Order, e: Fraction, digits: int) -> DeltaResult
         guards.check_delta(value, radius, mp.exp(to_mpf(e)))
     which = "H(Q || P)" if order.swap else "H(P || Q)"
     return DeltaResult(value, radius, f"{which} of the random-allocation pair of {_PAPER}, "
-                       f"t = {order.t}: Laplace transform of the lognormal sum inverted on a line "
-                       f"(python-flint {flint.__version__}: acb.integral, Arb balls; "
-                       "aliasing and truncation bounded)", digits, eps=e,
+                       f"t = {order.t}: {order.how} (python-flint {flint.__version__}: "
+                       "acb.integral, Arb balls; every error term bounded)", digits, eps=e,
                        enclosure=arb_ends(ball), proven=True)
 
 
@@ -203,7 +213,7 @@ def allocation_epsilon_order(order: _Order, target: Fraction, digits: int) -> Ep
     step, and the bracket's two ends are then checked with their balls."""
     method = (f"{'H(Q || P)' if order.swap else 'H(P || Q)'} of the random-allocation pair "
               f"of {_PAPER}, t = {order.t}: eps bracketed by proven delta(eps) balls "
-              "(Laplace transform of the lognormal sum inverted on a line)")
+              f"({order.how})")
     # -log2(target) to within one, exactly (a float of target is 0 below 1e-308)
     scale = max(0, target.denominator.bit_length() - target.numerator.bit_length()) + 5
     coarse = scale + 24

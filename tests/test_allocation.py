@@ -15,10 +15,11 @@ import refacct
 from refacct.allocation import allocation_delta, allocation_epsilon
 from refacct.engines.allocation.lognormal import modulus_bound
 from refacct.engines.allocation.put import Table, put, table
-from refacct.engines.arb import arb, flint
+from refacct.engines.arb import arb, flint, to_arb
 from refacct.errors import OutOfReach
 from refacct.mechanisms import build, gaussian
 from refacct.result import exact_rational
+from conftest import mpq
 from test_cli import run
 
 
@@ -113,14 +114,13 @@ def test_a_strike_beyond_the_line_spacing_is_refused():
 
 def test_slow_decay_is_refused_at_once():
     """t = 2: the transform decays too slowly for the node budget; the table refuses from
-    one bound at the budget's edge, not after the budget is spent (and the public
-    functions before any table)."""
+    one bound at the budget's edge, not after the budget is spent (the public functions
+    take t = 2 by ``engines.allocation.two`` and refuse t = 1, the Gaussian mechanism)."""
     with flint.ctx.workprec(128):
         with pytest.raises(OutOfReach, match="nodes"):
             table(2, arb(1), arb(3), arb(2) ** -60, 128)
-    for t in (1, 2):
-        with pytest.raises(OutOfReach, match="at least 3 steps"):
-            allocation_delta(1, t, 1)
+    with pytest.raises(OutOfReach, match="at least 2 steps"):
+        allocation_delta(1, 1, 1)
 
 
 @pytest.mark.parametrize("kwargs, error", [
@@ -211,3 +211,82 @@ def test_a_delta_below_the_tolerance_is_a_nonnegative_ball():
     with mp.workdps(30):
         bound = mp.ncdf((mp.mpf(1) / 2 - 1) * mp.sqrt(1000))
     assert found.upper <= bound
+
+
+# --- t = 2: one integral of the one-lognormal put (engines.allocation.two) ----------------
+
+def _two_step_put(sigma, strike, dps=25):
+    """E[(strike - X)_+] for X the mean of two lognormals exp(b u - b^2/2), b = 1/sigma:
+    mpmath's tanh-sinh over u1 in [-13, cut] (the normal mass outside is below 1e-37) of
+    the one-lognormal put in closed form at k = 2 strike - Z1, cut where k = 0 (no
+    substitution, no Arb: nothing shared with the engine but the closed form)."""
+    with mp.workdps(dps):
+        b, k2 = 1 / mpq(sigma), 2 * mp.mpf(strike)
+
+        def one(k):
+            if k <= 0:   # rounding next to the cut
+                return mp.zero
+            d1 = (b * b / 2 - mp.log(k)) / b
+            return k * mp.ncdf(b - d1) - mp.ncdf(-d1)
+
+        cut = (mp.log(k2) + b * b / 2) / b
+        return mp.quad(lambda u: one(k2 - mp.exp(b * u - b * b / 2)) * mp.npdf(u),
+                       [-13, cut]) / 2
+
+
+@pytest.mark.parametrize("sigma, eps", [(1, Fraction(1, 2)), (Fraction(1, 2), 2), (2, 0)])
+def test_two_steps_both_orders_against_quadrature(sigma, eps):
+    """H(Q || P) = e^eps put(e^-eps), H(P || Q) = put(e^eps) - e^eps + 1: 18 digits of
+    both against the quadrature, proven balls of 20 digits."""
+    with mp.workdps(30):
+        a = mp.exp(mpq(eps))
+        want = {False: _two_step_put(sigma, a) - a + 1, True: a * _two_step_put(sigma, 1 / a)}
+    for swap, expected in want.items():
+        r = allocation_delta(sigma, 2, eps, swap=swap)
+        assert r.proven and r.abs_error < 1e-20 * r.value
+        assert abs(r.value - expected) < 1e-18 * expected
+
+
+def test_two_steps_against_the_rotated_pair():
+    """Rotating (w1, w2) to ((w1 + w2)/sqrt 2, (w1 - w2)/sqrt 2) factors the pair of t = 2
+    into N(1/sqrt 2, sigma^2) vs N(0, sigma^2) times (1/2) N(1/sqrt 2, sigma^2) +
+    (1/2) N(-1/sqrt 2, sigma^2) vs N(0, sigma^2) (docs/random-allocation.md); at
+    sigma = 1/sqrt 2, scaled by sqrt 2, that is a composition of two rational pairs, which
+    refacct's nested quadrature answers: both orders at eps = 1/2 agree within both
+    bounds."""
+    from refacct import Gaussian, Mixture, Pair, delta
+    from refacct.engines.allocation.two import TwoSteps
+    from refacct.pairs import Composition
+    half = Fraction(1, 2)
+    shift = Pair(Gaussian(1, 1), Gaussian(0, 1))
+    mixed = Pair(Mixture([(half, Gaussian(1, 1)), (half, Gaussian(-1, 1))]), Gaussian(0, 1))
+    bits = 200
+    with flint.ctx.workprec(bits):
+        K = to_arb(half).exp()
+        b = arb(2).sqrt()                              # 1 / sigma, sigma = 1 / sqrt 2
+        forward = TwoSteps(b, K, 90, bits).put(K) - K + 1
+        reverse = K * TwoSteps(b, 1 / K, 90, bits).put(1 / K)
+        for ball, pair in ((forward, Composition.of(shift, mixed)),
+                           (reverse, Composition.of(shift.swap(), mixed.swap()))):
+            other = delta(pair, half, digits=20)
+            assert ball.rad() < 1e-24
+            with mp.workdps(40):
+                assert abs(mp.mpf(ball.mid().str(35, radius=False)) - other.value) \
+                    <= other.abs_error + mp.mpf(10) ** -24
+
+
+def test_a_short_range_at_two_steps_is_caught_by_its_tail_bounds(monkeypatch):
+    """Cut the integral's range to a third at either end: the tails left out are bounded,
+    not ignored, so the ball widens and still contains the full range's value."""
+    from refacct.engines.allocation.two import TwoSteps
+    bits = 160
+    with flint.ctx.workprec(bits):
+        K, b = arb(2), arb(1)
+        full = TwoSteps(b, K, 80, bits)
+        fine = full.put(K)
+        lo, hi = full._range(float(K.log().mid() + arb(2).log().mid()), 1.0)
+        for cut in ((lo / 3, hi), (lo, hi / 3)):
+            monkeypatch.setattr(TwoSteps, "_range", lambda self, L, b, cut=cut: cut)
+            short = full.put(K)
+            assert short.rad() > 1e6 * fine.rad()
+            assert short.contains(fine)
