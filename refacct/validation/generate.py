@@ -24,7 +24,8 @@ proven bracket get 6 (marked slow: 10 s to minutes each).  The
 at alpha = 1e-3, 1e-2, 1/10, 1/2 (``TRADEOFF_QUERIES``), for the f-DP accountants; three
 Gaussian ones also ask calibrations: the smallest sigma whose advantage is at most a target,
 and for one of them whose beta(1/10) is at least a target (error rates).  The ``alloc-``
-cases are random allocation: one epoch (sigma 1/2 .. 5, 10 .. 10^4 steps an epoch) and,
+cases are random allocation: one epoch (sigma 1/2 .. 5, 10 .. 10^4 steps an epoch; two steps at
+sigma 1) and,
 as proven brackets, 10 to 100 epochs (``_EPOCHS``), with delta at two eps each and
 eps(1e-5), eps(1e-10).
 """
@@ -73,7 +74,8 @@ def _case(name: str, mechanism: Dict, sampling: Dict, relation: str, steps: int,
     advantages whose smallest sigma the case asks; ``errors``: type II errors at
     ``ERROR_ALPHA`` whose smallest sigma it asks; ``curve``: the case asks the trade-off
     curve, whose profile is a proven bracket where the transform would answer
-    (``refacct.tradeoff``)."""
+    (``refacct.tradeoff``): such a case is slow, but its delta(0) keeps the transform's
+    20 digits (the curve's brackets are stored rounded outward at those digits)."""
     obj = {"name": name.replace("/", "_"), "source": SOURCE, "note": note, "mechanism": mechanism,
            "sampling": sampling, "relation": relation, "steps": steps, "group": group,
            "digits": 20, "slow": False, "queries": []}
@@ -86,8 +88,8 @@ def _case(name: str, mechanism: Dict, sampling: Dict, relation: str, steps: int,
     if segments:
         obj["segments"] = list(segments)
     way = api.route(*case_from_json(obj).composed())
-    bracket = way.bracket or curve and way.engine is TRANSFORM
-    obj.update(digits=6 if bracket else 20, slow=bracket)
+    obj.update(digits=6 if way.bracket else 20,
+               slow=way.bracket or curve and way.engine is TRANSFORM)
     return obj
 
 
@@ -291,7 +293,8 @@ def _many_steps() -> Iterator[Dict]:
 _ALLOCATIONS = (("1/2", 1000, "1/2", "1"), ("1/2", 10_000, "1/2", "1"), ("1", 100, "1/2", "1"),
                 ("1", 1000, "1/2", "1"), ("1", 10_000, "1/2", "1"), ("2", 10, "1/2", "1"),
                 ("2", 100, "1/2", "1"), ("2", 1000, "1/2", "1"), ("2", 10_000, "1/50", "1/20"),
-                ("5", 10, "1/5", "3/10"), ("5", 100, "1/20", "1/10"), ("5", 1000, "1/50", "1/20"))
+                ("5", 10, "1/5", "3/10"), ("5", 100, "1/20", "1/10"), ("5", 1000, "1/50", "1/20"),
+                ("1", 2, "1", "2"))
 ALLOCATION_DELTAS = ("1e-5", "1e-10")
 # (sigma, steps of the epoch, epochs, the two eps of its delta(eps) queries, the delta of its
 # eps(delta) queries) of random allocation over epochs: proven brackets (refacct.brackets),
