@@ -98,7 +98,13 @@ class _Order:
 
     def lattice_loss(self) -> AllocationLoss:
         """This order's loss on lattice cells: the proven brackets compose it over epochs
-        (``refacct.brackets``)."""
+        (``refacct.brackets``); the cells' masses come from the inversion's table, which
+        does not reach t = 2."""
+        if self.t < 3:
+            raise OutOfReach("random allocation over several epochs is computed here for at "
+                             "least 3 steps an epoch (its lattice cells come from the "
+                             "inversion of the lognormal sum's transform, which decays too "
+                             f"slowly at t = {self.t}); one epoch of t = 2 is answered")
         return allocation_loss(self.sigma, self.t, self.swap)
 
 
