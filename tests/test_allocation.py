@@ -16,7 +16,7 @@ from refacct.allocation import allocation_delta, allocation_epsilon
 from refacct.engines.allocation.lognormal import modulus_bound
 from refacct.engines.allocation.put import Table, put, table
 from refacct.engines.arb import arb, flint, to_arb
-from refacct.errors import OutOfReach
+from refacct.errors import InputError, OutOfReach
 from refacct.mechanisms import build, gaussian
 from refacct.result import exact_rational
 from conftest import mpq
@@ -296,5 +296,5 @@ def test_two_steps_over_epochs_are_refused_with_the_reason():
     """The lattice cells of E > 1 epochs come from the inversion's table, which does not
     reach t = 2: refused at once, naming the steps an epoch, not the node budget."""
     entry = build(gaussian(1), "random-allocation", "add-remove", steps=2, epochs=2)
-    with pytest.raises(OutOfReach, match="at least 3 steps an epoch"):
+    with pytest.raises(InputError, match="at least 3 steps an epoch"):
         refacct.delta(entry, 1)
