@@ -39,8 +39,12 @@ class Isolated:
     def __call__(self, limit: float, *args):
         if self._worker is None or self._worker[0].poll() is not None:
             self._start()
-        _, calls, connection = self._worker
-        calls.send((self._function, args))
+        try:
+            self._worker[1].send((self._function, args))
+        except OSError:  # the worker died since the last call: a new one
+            self._start()
+            self._worker[1].send((self._function, args))
+        connection = self._worker[2]
         if not connection.poll(limit):
             self.close()
             raise self._make_timeout(limit)
