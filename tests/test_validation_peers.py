@@ -562,7 +562,7 @@ def test_random_allocation_lower_bound_rounds_eps_up():
     """Finding (docs/findings.md): random-allocation 1.0.5's eps lower bound at sigma 1/2,
     t = 1000, delta 1e-5 is 3.134265, above the proven 3.1341522060564646 (stored
     reference): its search rounds eps up by up to epsilon_tolerance (1e-3).  With
-    epsilon_tolerance 1e-6 the same search lies below the truth."""
+    epsilon_tolerance 1e-6 the same search lies below the truth.  The same at t = 2."""
     pytest.importorskip("random_allocation")
     from refacct.validation.scorecard import cause_of
     case = [replace(c, queries=tuple(q for q in c.queries if q.kind == "epsilon"))
@@ -573,6 +573,12 @@ def test_random_allocation_lower_bound_rounds_eps_up():
     finer, = validate(resolve("random_allocation.lower-bound",
                               {"random_allocation.epsilon_tolerance": "1e-6"}), case)
     assert finer.verdict.verdict in OK
+    # two steps an epoch, sigma 1: eps(1e-10) = 5.85708 for a proven 5.8562220380610577
+    two = [replace(c, queries=tuple(q for q in c.queries if q.text == "1e-10"))
+           for c in allocation_cases(["alloc-add-remove-s1-t2"])]
+    row, = validate(resolve("random_allocation.lower-bound"), two)
+    assert row.verdict.verdict == "unsound" and float(row.reported) > 5.85622204
+    assert cause_of(row)[0] == "eps search rounds a lower bound up"
 
 
 def test_pld_accounting_is_stopped_at_its_time_limit():
