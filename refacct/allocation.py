@@ -34,7 +34,7 @@ from . import guards
 from .engine import Engine, Request
 from .errors import OutOfReach
 from .engines.allocation.cells import AllocationLoss, allocation_loss
-from .engines.allocation.put import Table, put, table
+from .engines.allocation.put import Table, plan, put, table
 from .engines.allocation.two import TwoSteps
 from .engines.arb import arb, arb_ends, arb_mid_rad, dyadic_mpf, flint, to_arb
 from .exact import count, digits_parameter, eps_parameter, positive, probability, to_mpf
@@ -68,17 +68,22 @@ class _Order:
     def strike(self, eps: Fraction) -> "arb":
         return (to_arb(-eps if self.swap else eps)).exp()
 
-    def table(self, eps: Fraction, tolerance_log2: int) -> Union[Table, TwoSteps]:
+    def table(self, eps: Fraction, tolerance_log2: int, *,
+              planned: bool = False) -> Union[Table, TwoSteps, None]:
         """Nodes for every strike up to ``strike(eps)``: every eps' <= eps, or with
         ``swap`` every eps' >= eps; the inversion's aliasing and truncation below
-        2^-tolerance_log2 times that strike (t = 2: the integral's tolerance)."""
+        2^-tolerance_log2 times that strike (t = 2: the integral's tolerance).  With
+        ``planned`` only the check that the table is within the node budget (``OutOfReach``
+        if not), None."""
         bits = _bits(tolerance_log2, self.t)
         with flint.ctx.workprec(bits):
             k_max = arb(self.strike(eps).upper())
             b = 1 / to_arb(self.sigma)
             if self.t == 2:
-                return TwoSteps(b, k_max, tolerance_log2, bits)
-            return table(self.t, b, k_max, k_max * arb(2) ** -tolerance_log2, bits)
+                return None if planned else TwoSteps(b, k_max, tolerance_log2, bits)
+            make = plan if planned else table
+            found = make(self.t, b, k_max, k_max * arb(2) ** -tolerance_log2, bits)
+            return None if planned else found
 
     def value(self, tab: Union[Table, TwoSteps], eps: Fraction) -> "arb":
         with flint.ctx.workprec(tab.bits):
@@ -196,10 +201,14 @@ def _below(order: _Order, tab: Table, eps: Fraction, target: Fraction) -> int:
         return 1 if gap > 0 else -1 if gap < 0 else 0
 
 
-def _upper_end(order: _Order, target: Fraction, coarse: int) -> Fraction:
-    """An eps > 0 with delta(eps) < target proven, doubling from 1/2."""
+def _upper_end(order: _Order, target: Fraction, coarse: int, final) -> Fraction:
+    """An eps > 0 with delta(eps) < target proven, doubling from 1/2.  Before each table,
+    the last table the search would need at that end (tolerance ``final(hi)``) is checked
+    against the node budget: a larger end needs more nodes, so a query the budget refuses
+    is refused at once, not after minutes of smaller tables."""
     hi = Fraction(1, 2)
     while True:
+        order.table(Fraction(0) if order.swap else hi, final(hi), planned=True)
         tab = order.table(Fraction(0) if order.swap else hi, coarse)
         if _below(order, tab, hi, target) < 0:
             return hi
@@ -226,9 +235,12 @@ def allocation_epsilon_order(order: _Order, target: Fraction, digits: int) -> Ep
     if _below(order, order.table(Fraction(0), coarse), Fraction(0), target) < 0:
         return EpsilonResult(mp.zero, mp.zero, method + "; delta(0) <= delta", digits,
                              target, enclosure=(mp.zero, mp.zero), proven=True)
-    hi = _upper_end(order, target, coarse)
     want = _wanted(digits)
-    tab = order.table(Fraction(0) if order.swap else hi, scale + want + (int(hi) + 1) * 2)
+
+    def final(end: Fraction) -> int:
+        return scale + want + (int(end) + 1) * 2
+    hi = _upper_end(order, target, coarse, final)
+    tab = order.table(Fraction(0) if order.swap else hi, final(hi))
     with mp.workprec(tab.bits):
         ln_goal = mp.log(to_mpf(target))
 

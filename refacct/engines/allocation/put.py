@@ -37,7 +37,7 @@ from ...errors import OutOfReach
 from ..arb import acb, arb, flint
 from .lognormal import laplace, modulus_bound
 
-__all__ = ["Table", "table", "put", "MAX_NODES"]
+__all__ = ["Table", "plan", "table", "put", "MAX_NODES"]
 
 MAX_NODES = 20000  # phi at ~10 ms a node: beyond this the inversion is refused
 
@@ -69,16 +69,24 @@ class Table:
 BLOCK = 32
 
 
-def table(t: int, b: "arb", k_max: "arb", tolerance: "arb", bits: int) -> Table:
-    """Nodes for every strike K <= ``k_max`` with aliasing and truncation below about
-    ``tolerance`` (absolute); refused (``OutOfReach``) beyond ``MAX_NODES``."""
+def plan(t: int, b: "arb", k_max: "arb", tolerance: "arb", bits: int
+         ) -> Tuple["arb", "arb", int, "arb"]:
+    """(c, h, N, D^t) of the table for these arguments, before any node is computed;
+    refused (``OutOfReach``) beyond ``MAX_NODES``."""
     with flint.ctx.workprec(bits):
         h = 2 * arb.pi() / k_max
         # r ~ e^{-c k_max}: the aliasing bound ~ k_max r falls below a tenth of the tolerance
         c = ((k_max / tolerance).log() + 5) / k_max
         c = arb(c.upper())
-        growth = (c * k_max).exp()
-        N, tail = _cut(growth, c, h, t, b, tolerance, bits)
+        N, tail = _cut((c * k_max).exp(), c, h, t, b, tolerance, bits)
+        return c, h, N, tail
+
+
+def table(t: int, b: "arb", k_max: "arb", tolerance: "arb", bits: int) -> Table:
+    """Nodes for every strike K <= ``k_max`` with aliasing and truncation below about
+    ``tolerance`` (absolute); refused (``OutOfReach``) beyond ``MAX_NODES``."""
+    c, h, N, tail = plan(t, b, k_max, tolerance, bits)
+    with flint.ctx.workprec(bits):
         values: List[acb] = []
         for n in range(N + 1):
             s = acb(c, h * n)
