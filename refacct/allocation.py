@@ -170,6 +170,10 @@ def _result(ball: "arb", order: _Order, e: Fraction, digits: int) -> DeltaResult
         # tolerance keeps its nonnegative part [0, upper] (rounded outward at any precision)
         with flint.ctx.workprec(64):
             ball = ball.nonnegative_part()
+    if not ball < 1 and not ball > 0:
+        # and <= 1: a tolerance relative to a huge strike (t = 2 at eps ~ 10^3) can leave
+        # a ball [0, upper] far wider than that; [0, 1] exactly
+        ball = arb("0.5", "0.5")
     value, radius = arb_mid_rad(ball)
     with mp.workprec(max(ball.rel_accuracy_bits(), 0) + 128):
         guards.check_delta(value, radius, mp.exp(to_mpf(e)))

@@ -23,6 +23,15 @@ from conftest import mpq
 from test_cli import run
 
 
+def _one_lognormal_put(b, k):
+    """E[(k - Z)_+] for Z = exp(b u - b^2/2), u ~ N(0, 1): k Phi(b - d1) - Phi(-d1), d1 =
+    (b^2/2 - ln k) / b (Black and Scholes); 0 where k <= 0."""
+    if k <= 0:
+        return mp.zero
+    d1 = (b * b / 2 - mp.log(k)) / b
+    return k * mp.ncdf(b - d1) - mp.ncdf(-d1)
+
+
 def _three_step_put(sigma, strike, dps=15):
     """E[(strike - X)_+] for X the mean of three lognormals exp(b u - b^2/2), b = 1/sigma:
     Gauss-Legendre over (u1, u2) in [-9, 9]^2 (the mass outside is below 1e-18) of the one-
@@ -32,10 +41,7 @@ def _three_step_put(sigma, strike, dps=15):
         b, k3 = 1 / mp.mpf(sigma), 3 * mp.mpf(strike)
 
         def one(k):
-            if k <= 0:
-                return mp.zero
-            d1 = (b * b / 2 - mp.log(k)) / b
-            return k * mp.ncdf(b - d1) - mp.ncdf(-d1)
+            return _one_lognormal_put(b, k)
 
         def z(u):
             return mp.exp(b * u - b * b / 2)
@@ -222,16 +228,9 @@ def _two_step_put(sigma, strike, dps=25):
     substitution, no Arb: nothing shared with the engine but the closed form)."""
     with mp.workdps(dps):
         b, k2 = 1 / mpq(sigma), 2 * mp.mpf(strike)
-
-        def one(k):
-            if k <= 0:   # rounding next to the cut
-                return mp.zero
-            d1 = (b * b / 2 - mp.log(k)) / b
-            return k * mp.ncdf(b - d1) - mp.ncdf(-d1)
-
-        cut = (mp.log(k2) + b * b / 2) / b
-        return mp.quad(lambda u: one(k2 - mp.exp(b * u - b * b / 2)) * mp.npdf(u),
-                       [-13, cut]) / 2
+        cut = (mp.log(k2) + b * b / 2) / b   # k = 0 there (rounding next to it: 0 too)
+        return mp.quad(lambda u: _one_lognormal_put(b, k2 - mp.exp(b * u - b * b / 2))
+                       * mp.npdf(u), [-13, cut]) / 2
 
 
 @pytest.mark.parametrize("sigma, eps", [(1, Fraction(1, 2)), (Fraction(1, 2), 2), (2, 0)])
@@ -320,3 +319,12 @@ def test_eps_refused_before_the_tables_it_would_waste(monkeypatch):
     with pytest.raises(OutOfReach, match="the budget of this test"):
         allocation_epsilon(2, 100, "1e-5", orders=(("remove", False),))
     assert len(built) == 1
+
+
+def test_two_steps_far_out_stay_within_zero_and_one():
+    """At eps = 1000 the put's tolerance, relative to the strike e^1000, leaves no digit:
+    both orders answer an enclosure inside [0, 1] (every hockey-stick divergence lies
+    there), not an overflow and not a ball reaching 10^295."""
+    for swap in (False, True):
+        r = allocation_delta(1, 2, 1000, swap=swap)
+        assert r.lower <= 0 <= r.upper and r.upper <= 1 + 1e-6

@@ -90,5 +90,6 @@ class TwoSteps:
         a = math.sqrt(2 * (self.log2_tol + 6) * math.log(2)) + 1
         x_hi = L + b * b / 2 + b * a + 1                    # z_lo + b^2/2 <= -b a
         log_k_lo = -b * b / 2 - b * a - 1                   # ln k_lo + b^2/2 <= -b a
-        x_lo = log_k_lo - L - math.log1p(-min(0.5, math.exp(log_k_lo - L)))
+        # logit(k_lo / 2K); where k_lo >= 2K (a tiny strike) any x_lo does: the bound holds
+        x_lo = log_k_lo - L - math.log1p(-math.exp(min(log_k_lo - L, -1.0)))
         return x_lo, x_hi
