@@ -140,6 +140,31 @@ def test_deep_in_the_tail_the_difference_gives_digits():
     assert bracket.lower <= found.lower <= found.upper <= bracket.upper
 
 
+@pytest.mark.slow
+def test_a_range_steered_by_m_t_is_refined_past_its_budget_where_the_subtraction_is_at_hand():
+    """eps(1e-30) of scale 1/2, q 1/100, add-remove, 100 steps: M_T steers the range to
+    about 10^4 nodes, whose enclosure had 19 digits and could not be refined past the
+    budget of a loss without the subtraction; refined, 20, inside the lattice bracket."""
+    entry = build(laplace(F(1, 2)), "poisson", "add-remove", q="1/100")
+    found = refacct.epsilon(entry, "1e-30", steps=100)
+    bracket = refacct.epsilon(entry, "1e-30", steps=100, method="bracket")
+    assert found.engine == "transform" and found.proven and found.verified_digits >= 20
+    assert bracket.lower <= found.lower <= found.upper <= bracket.upper
+
+
+@pytest.mark.heavy   # 110 s
+def test_eps_1e_100_of_scale_one_half_is_steered_by_the_subtracted_bound():
+    """eps(1e-100) of scale 1/2, q 1/100, add-remove, 100 steps: the atom at the loss's
+    supremum weighs about 1e-114, so delta is carried by the steps just off it and the
+    subtracted range is long (about 1.4e5 nodes, where the budget was 8192: a 3-digit
+    bracket); 20 digits, inside the lattice bracket."""
+    entry = build(laplace(F(1, 2)), "poisson", "add-remove", q="1/100")
+    found = refacct.epsilon(entry, "1e-100", steps=100)
+    bracket = refacct.epsilon(entry, "1e-100", steps=100, method="bracket")
+    assert found.engine == "transform" and found.proven and found.verified_digits >= 20
+    assert bracket.lower <= found.lower <= found.upper <= bracket.upper
+
+
 def test_scale_4_gets_its_digits():
     """Scale 4, q 1/100, add-remove, 100 steps (10 steps off the atoms): 6-7 digits when
     the atoms floored the truncation bound, 20 now, inside the lattice bracket."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ... import progress
 from ..arb import acb, arb, flint, power_log, to_arb
 from .contour import power_sums
 from .endpoints import Expansion
@@ -187,7 +188,10 @@ class SubsampledLaplace:
         atoms = self._atoms()
         total = power_sums([mass * ((1 + c) * log_r).exp() for mass, log_r in atoms],
                            [acb(0, h) * log_r for _, log_r in atoms], first, stop)
-        for cell in self.cells(c):
+        rules = self.cells(c)
+        for i, cell in enumerate(rules):
+            progress.note(f"transform: nodes {first} to {stop - 1}, cell rule {i + 1} of "
+                          f"{len(rules)}")
             total = [x + y for x, y in zip(total, cell.row(h, first, stop))]
         return total
 
