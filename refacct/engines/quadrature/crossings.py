@@ -48,7 +48,7 @@ from mpmath import iv, mp
 from ...distributions import Continuous, Gaussian
 from ...exact import to_mpf
 
-__all__ = ["general_positive_intervals", "bracketed_root"]
+__all__ = ["general_positive_intervals", "bracketed_root", "quadratic_roots"]
 
 Term = Tuple[object, bool, object, object]  # (coefficient, is_gaussian, location, scale)
 
@@ -397,7 +397,7 @@ def _single_roots(g: _LogRatio) -> List:
         y0 = _inside(a, b)
         (A, B, C), = [tuple(p - q for p, q in zip(*(_quadratic(row, y0) for row in rows)))]
         C -= g.log_alpha
-        roots += [y for y in _quadratic_roots(A, B, C) if a < y < b]
+        roots += [y for y in quadratic_roots(A, B, C) if a < y < b]
     return roots
 
 
@@ -411,7 +411,7 @@ def _quadratic(row, y0):
     return mp.zero, -side / s, log_w + side * m / s
 
 
-def _quadratic_roots(A, B, C) -> List:
+def quadratic_roots(A, B, C) -> List:
     """Real roots of A y^2 + B y + C (A = 0 allowed), without cancellation."""
     if A == 0:
         return [] if B == 0 else [-C / B]

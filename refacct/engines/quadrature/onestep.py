@@ -34,7 +34,7 @@ from ...distributions import Continuous, Gaussian, Laplace, numeric
 from ...exact import to_mpf
 from ...errors import InputError
 from ...guards import cut_points
-from .crossings import bracketed_root, general_positive_intervals
+from .crossings import bracketed_root, general_positive_intervals, quadratic_roots
 from .shift import exact_alpha
 
 __all__ = ["OneStep", "onestep", "supports", "by_family", "resolution_bits",
@@ -136,6 +136,7 @@ class OneStep:
         self.family = supports(P, Q) or "general"
         if self.family == "general":
             self.table = []
+            self.quadratic = _log_ratio_quadratic(P, Q)
         elif self.family == "gaussian":
             s = to_mpf(P.components[0][1].sigma)
             self.table = [
@@ -162,6 +163,8 @@ class OneStep:
             return self._gaussian_intervals(alpha, alpha_exact), []
         if self.family == "laplace":
             return self._laplace_intervals(alpha, alpha_exact), []
+        if self.quadratic is not None:
+            return _quadratic_intervals(*self.quadratic, mp.log(alpha)), []
         return general_positive_intervals(self.pair[0], self.pair[1], alpha, alpha_exact)
 
     def _gaussian_intervals(self, alpha, alpha_exact):
@@ -516,6 +519,31 @@ def _merge(pieces, signs):
             else:
                 out.append((a, b))
     return out
+
+
+def _log_ratio_quadratic(P: Continuous, Q: Continuous) -> Optional[Tuple]:
+    """(A, B, C) with ln p(y) - ln q(y) = A y^2 + B y + C when P and Q are one Gaussian
+    each (of two sigmas: one sigma is the "gaussian" family), else None.  From ln N(m,
+    s^2)(y) = -(y - m)^2 / (2 s^2) - ln s - ln sqrt(2 pi): A, B and C less ln(s_q / s_p)
+    are exact rationals, rounded once."""
+    if len(P.components) != 1 or len(Q.components) != 1:
+        return None
+    p, q = P.components[0][1], Q.components[0][1]
+    if not (isinstance(p, Gaussian) and isinstance(q, Gaussian)):
+        return None
+    vp, vq = p.sigma ** 2, q.sigma ** 2
+    return (to_mpf(1 / (2 * vq) - 1 / (2 * vp)), to_mpf(p.mean / vp - q.mean / vq),
+            to_mpf(q.mean ** 2 / (2 * vq) - p.mean ** 2 / (2 * vp))
+            + mp.log(to_mpf(q.sigma / p.sigma)))
+
+
+def _quadratic_intervals(A, B, C, log_alpha) -> List[Tuple]:
+    """The intervals where A y^2 + B y + C > ln alpha (A != 0): outside the roots when A >
+    0 (the whole line without them), between them when A < 0 (none without two)."""
+    roots = quadratic_roots(A, B, C - log_alpha)
+    if A > 0:
+        return _alternating(roots, True) if roots else [(-mp.inf, mp.inf)]
+    return [(roots[0], roots[1])] if len(roots) == 2 else []
 
 
 def _alternating(roots: Sequence, positive_at_minus_inf: bool):
