@@ -468,3 +468,18 @@ def test_other_families_refuse_or_are_right(P, Q):
     oracle, oerr = oracle_agree(lambda: quad_hockey(P, Q, mp.exp(mp.mpf(1) / 2)), 40, 55)
     with mp.workdps(60):
         assert abs(r.value - oracle) <= r.abs_error + oerr + mp.mpf(10) ** -35
+
+
+def test_two_gaussians_next_to_the_loss_supremum_are_not_an_exact_zero():
+    """N(0, 1) vs N(0, 2^2): ln p - ln q = ln 2 - 3 y^2 / 8, whose supremum ln 2 is
+    transcendental, so at eps = ln 2 - 10^-60 (rounded to 70 digits) p > e^eps q on |y| < w,
+    w = sqrt(8 (ln 2 - eps) / 3), and delta = erf(w / sqrt 2) - e^eps erf(w / (2 sqrt 2)) > 0,
+    about 8.7e-91 (a closed form of the pair, no crossing search).  The crossings' sign at
+    the working precision was read as certain: an exact 0 was returned."""
+    with mp.workdps(400):
+        eps = Fraction(mp.nstr(mp.log(2) - mp.mpf("1e-60"), 70))
+        w = mp.sqrt(8 * (mp.log(2) - mpq(eps)) / 3)
+        truth = mp.erf(w / mp.sqrt(2)) - mp.exp(mpq(eps)) * mp.erf(w / (2 * mp.sqrt(2)))
+    r = delta(Pair(Gaussian(0, 1), Gaussian(0, 2)), eps)
+    assert truth > 0 and not r.exact
+    assert r.lower <= truth <= r.upper

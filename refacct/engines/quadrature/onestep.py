@@ -41,6 +41,7 @@ __all__ = ["OneStep", "onestep", "supports", "by_family", "resolution_bits",
            "MAX_RESOLUTION_BITS"]
 
 MAX_RESOLUTION_BITS = 2 ** 17
+UNDECIDED_MAX_BITS = 4096   # bits added to decide crossings near a tangency
 
 
 def resolution_bits(P: Continuous, Q: Continuous) -> int:
@@ -120,6 +121,11 @@ def _coefficient(wp: Fraction, wq: Fraction, alpha, alpha_exact: Optional[Fracti
     return to_mpf(wp) - alpha * to_mpf(wq)
 
 
+class Undecided(ArithmeticError):
+    """Crossings of p = alpha q that the working precision leaves unresolved could change
+    the value: more bits may decide them (``OneStep.__call__``)."""
+
+
 class OneStep:
     """Closed-form H_alpha(P || Q) for one continuous pair at the working precision in
     force when it was built (``onestep(P, Q)`` caches one per precision)."""
@@ -134,6 +140,7 @@ class OneStep:
         self.P, self.Q = numeric(P), numeric(Q)
         self.pair = (P, Q)
         self.family = supports(P, Q) or "general"
+        self.quadratic = None
         if self.family == "general":
             self.table = []
             self.quadratic = _log_ratio_quadratic(P, Q)
@@ -164,7 +171,7 @@ class OneStep:
         if self.family == "laplace":
             return self._laplace_intervals(alpha, alpha_exact), []
         if self.quadratic is not None:
-            return _quadratic_intervals(*self.quadratic, mp.log(alpha)), []
+            return _quadratic_intervals(*self.quadratic, mp.log(alpha), self.caller_prec)
         return general_positive_intervals(self.pair[0], self.pair[1], alpha, alpha_exact)
 
     def _gaussian_intervals(self, alpha, alpha_exact):
@@ -228,17 +235,27 @@ class OneStep:
         by more than rounding is: the guards refuse it).  Exactly 0 only
         when p <= alpha q everywhere (no interval: proven).  ArithmeticError past
         ``MAX_RESOLUTION_BITS`` extra bits, or when crossings left unresolved (mixed
-        families, ``engines.quadrature.crossings``) could change the value by more than
-        2^-prec relative."""
+        families, ``engines.quadrature.crossings``; alpha next to the extremum of the loss
+        of two Gaussians, ``_quadratic_intervals``) could change the value by more than
+        2^-prec relative at ``UNDECIDED_MAX_BITS`` extra bits (at once where alpha is
+        known only to its caller's rounding)."""
         if alpha == 0:
             return mp.one
         finer, step = self, 0
         alpha = exact_alpha(alpha, alpha_exact, eps)
+        known = alpha_exact is not None or eps is not None   # more bits make alpha finer
         while True:
-            value, size = finer._total(alpha, alpha_exact)
-            if size == 0:
+            try:
+                value, size = finer._total(alpha, alpha_exact, known)
+            except Undecided as undecided:
+                value = size = None
+                if not known or step >= UNDECIDED_MAX_BITS:
+                    raise ArithmeticError(str(undecided)) from None
+            if size is None:
+                lost = 2 * (finer.prec - self.caller_prec)
+            elif size == 0:
                 return mp.zero
-            if value > 0:
+            elif value > 0:
                 lost = int(mp.log(size / value, 2)) + 1
                 # the caller's precision holds 8 digits beyond those asked, and its two
                 # evaluations (``engines.quadrature.verify``) see a shortfall: 16 bits of
@@ -260,11 +277,16 @@ class OneStep:
                 alpha = exact_alpha(alpha, alpha_exact, eps)
 
     @_raised
-    def _total(self, alpha, alpha_exact: Optional[Fraction]):
+    def _total(self, alpha, alpha_exact: Optional[Fraction], strict: bool = True):
         """(sum of P(I) - alpha Q(I), the scale of its rounding error) over the intervals
         where p > alpha q, at this evaluator's precision.  The scale is the sum of
-        P(I) + alpha Q(I) times the condition of the tail masses (``_condition``)."""
+        P(I) + alpha Q(I) times the condition of the tail masses (``_condition``).  Not
+        ``strict`` (alpha rounded by a caller, an inner value of a composition, whose two
+        evaluations see that rounding), a near tangency of two Gaussians is not doubted:
+        its undecided sliver is of the order of alpha's own error."""
         intervals, unresolved = self._intervals(alpha, alpha_exact)
+        if not strict and self.quadratic is not None:
+            unresolved = []
         total, size = mp.zero, mp.zero
         for a, b in intervals:
             p, q = self.P.mass(a, b), alpha * self.Q.mass(a, b)
@@ -273,7 +295,7 @@ class OneStep:
         size *= self._condition([y for ab in intervals for y in ab if mp.isfinite(y)])
         doubt = mp.fsum(self.P.mass(a, b) + alpha * self.Q.mass(a, b) for a, b in unresolved)
         if doubt > abs(total) * mp.mpf(2) ** -self.caller_prec:
-            raise ArithmeticError(
+            raise Undecided(
                 f"crossings of p = alpha q unresolved at {self.prec} bits could change "
                 f"H_alpha by {mp.nstr(doubt, 3)} (value {mp.nstr(total, 3)}): "
                 f"{self.pair[0]!r} vs {self.pair[1]!r}")
@@ -537,13 +559,30 @@ def _log_ratio_quadratic(P: Continuous, Q: Continuous) -> Optional[Tuple]:
             + mp.log(to_mpf(q.sigma / p.sigma)))
 
 
-def _quadratic_intervals(A, B, C, log_alpha) -> List[Tuple]:
-    """The intervals where A y^2 + B y + C > ln alpha (A != 0): outside the roots when A >
-    0 (the whole line without them), between them when A < 0 (none without two)."""
-    roots = quadratic_roots(A, B, C - log_alpha)
+def _quadratic_intervals(A, B, C, log_alpha, bits: int) -> Tuple[List[Tuple], List[Tuple]]:
+    """(intervals where g(y) = A y^2 + B y + C - ln alpha > 0, unresolved intervals), A !=
+    0: outside the roots when A > 0, between them when A < 0.  Where the discriminant D =
+    B^2 - 4 A (C - ln alpha) lies within its rounding, 2^(8 - bits) (B^2 + 4 |A| (|C| +
+    |ln alpha| + 1)), of 0 (alpha, rounded to ``bits``, next to the loss's extremum: p =
+    alpha q nearly tangent), its sign is not decided: the interval about the vertex where
+    g's sign could differ, its ends the roots of D + that bound, is returned unresolved,
+    and ``_total`` asks for more bits where it could change the value (a double root read
+    as a sign change had halved such a value; a negative D read as certain had made a
+    value of 1e-91 an exact 0)."""
+    c = C - log_alpha
+    disc = B * B - 4 * A * c
+    slack = mp.ldexp(B * B + 4 * abs(A) * (abs(C) + abs(log_alpha) + 1), 8 - bits)
+    if abs(disc) <= slack:
+        half = mp.sqrt(abs(disc) + slack) / (2 * abs(A))
+        vertex = -B / (2 * A)
+        doubt = [(vertex - half, vertex + half)]
+        return ([(-mp.inf, vertex - half), (vertex + half, mp.inf)] if A > 0 else []), doubt
+    roots = quadratic_roots(A, B, c)
+    if disc < 0:
+        return ([(-mp.inf, mp.inf)] if A > 0 else []), []
     if A > 0:
-        return _alternating(roots, True) if roots else [(-mp.inf, mp.inf)]
-    return [(roots[0], roots[1])] if len(roots) == 2 else []
+        return [(-mp.inf, roots[0]), (roots[1], mp.inf)], []
+    return [(roots[0], roots[1])], []
 
 
 def _alternating(roots: Sequence, positive_at_minus_inf: bool):
