@@ -173,3 +173,14 @@ def test_scale_4_gets_its_digits():
     bracket = refacct.delta(entry, "1/5", steps=100, method="bracket")
     assert found.engine == "transform" and found.proven and found.verified_digits >= 20
     assert bracket.lower <= found.lower <= found.upper <= bracket.upper
+
+
+def test_a_subtracted_range_whose_last_node_is_not_resolved_is_refused():
+    """Poisson b 1/2, q 1/20, remove, 100 steps, eps(1e-100), about 0.36 below the loss's
+    supremum 100 ln(1 + q (e^2 - 1)) = 27.72: the subtracted bound steers the range to 2e5
+    nodes, where the cells' rules no longer bound M_T (ln |M_T| about 3.5e5 at the last
+    node, against ln M_T(c) about 580: |M_T(c + it)| <= M_T(c) for every t).  Refused
+    before the grid (it took 120 s and gave [0, 27.72]), so auto's bracket answers."""
+    entry = build(laplace(F(1, 2)), "poisson", "remove", q="1/20")
+    with pytest.raises(OutOfReach, match="not resolved"):
+        refacct.epsilon(entry, "1e-100", steps=100, method="transform")

@@ -391,7 +391,27 @@ def _first_plan(loss, eps: Fraction, digits: int) -> Plan:
         # the truncation bound at the tolerance when D = e^drop M_T(c), a digit to spare
         drop = _rational(level - peak - mp.log(abs(_mpf(c * (c + 1))))
                          + mp.log(mp.pi * n * _mpf(h)) - mp.log(10))
-    return Plan(c, c2, h, n, max(prec, 64), min(drop, Fraction(-1)), eps, budget)
+    plan = Plan(c, c2, h, n, max(prec, 64), min(drop, Fraction(-1)), eps, budget)
+    if n > _budget(loss):
+        _check_far_row(loss, plan)
+    return plan
+
+
+def _check_far_row(loss, plan: Plan) -> None:
+    """``OutOfReach`` unless the loss's row reaches the plan's last node with a ball inside
+    |M_T(c + it)| <= M_T(c) (one node: the row's rule and its error bound are those of
+    the whole row, set by its largest t).  A range past the loss's own budget, steered by
+    the subtracted bound, can end where the cells' rules bound nothing (Poisson b 1/2, q
+    1/20, 100 steps, eps(1e-100): ln |M_T| about 3.5e5 at t = 6.6e4, a grid of 120 s that
+    gave eps no digit, where q 1/100 reaches t = 2.6e5 with 27 digits)."""
+    with flint.ctx.workprec(plan.prec):
+        c, h = to_arb(plan.c), to_arb(plan.h)
+        far = log_mgf_row(loss, c, h, plan.n, plan.n + 1)[0].real
+        if not far.upper() <= loss.log_mgf(acb(c)).real.upper() + 1:
+            raise OutOfReach(
+                f"method='transform' would need {plan.n} nodes on each side here, where the "
+                f"privacy loss's transform is not resolved (a tail where the loss's atoms "
+                f"dominate); method='quadrature' or 'bracket' answers it")
 
 
 def _nodes(loss, c: Fraction, eps: Fraction, h: Fraction, level: mpmath.mpf
