@@ -483,3 +483,22 @@ def test_two_gaussians_next_to_the_loss_supremum_are_not_an_exact_zero():
     r = delta(Pair(Gaussian(0, 1), Gaussian(0, 2)), eps)
     assert truth > 0 and not r.exact
     assert r.lower <= truth <= r.upper
+
+
+@pytest.mark.parametrize("P, Q, alpha, truth", [
+    (Gaussian(0, 1), Gaussian(0, 2), 2, 0),
+    (Gaussian(3, 1), Gaussian(3, 2), 2, 0),
+    (Gaussian(0, 2), Gaussian(0, 1), Fraction(1, 2), Fraction(1, 2)),
+], ids=["below", "shifted", "above"])
+def test_two_gaussians_tangent_at_a_rational_alpha_are_exact(P, Q, alpha, truth):
+    """Equal means m, sigmas s_p and s_q: ln p - ln q = ln(s_q / s_p) - (1 / s_p^2 -
+    1 / s_q^2) (y - m)^2 / 2, so at alpha = s_q / s_p the curve p = alpha q
+    touches at y = m and nowhere crosses: p <= alpha q everywhere when s_p < s_q (H = 0),
+    p >= alpha q everywhere when s_p > s_q (H = 1 - alpha).  No precision decides a
+    discriminant that is exactly 0: these ended in an ArithmeticError after 4096 bits.
+    Next to alpha (1/100 off) the value is a crossing's, computed as before."""
+    r = hockey_stick(Pair(P, Q), alpha)
+    assert r.lower <= mpq(truth) <= r.upper
+    assert r.upper - r.lower <= mp.mpf(10) ** -30
+    near = hockey_stick(Pair(P, Q), Fraction(alpha) * Fraction(99, 100))
+    assert near.lower > mpq(truth)

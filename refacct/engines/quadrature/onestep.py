@@ -171,7 +171,12 @@ class OneStep:
         if self.family == "laplace":
             return self._laplace_intervals(alpha, alpha_exact), []
         if self.quadratic is not None:
-            return _quadratic_intervals(*self.quadratic, mp.log(alpha), self.caller_prec)
+            A, B, C, tangent = self.quadratic
+            if tangent is not None and alpha_exact == tangent:
+                # ln p - ln q - ln alpha = A (y - vertex)^2 exactly: > 0 off one point
+                # when A > 0, nowhere when A < 0
+                return ([(-mp.inf, mp.inf)] if A > 0 else []), []
+            return _quadratic_intervals(A, B, C, mp.log(alpha), self.caller_prec)
         return general_positive_intervals(self.pair[0], self.pair[1], alpha, alpha_exact)
 
     def _gaussian_intervals(self, alpha, alpha_exact):
@@ -544,19 +549,29 @@ def _merge(pieces, signs):
 
 
 def _log_ratio_quadratic(P: Continuous, Q: Continuous) -> Optional[Tuple]:
-    """(A, B, C) with ln p(y) - ln q(y) = A y^2 + B y + C when P and Q are one Gaussian
-    each (of two sigmas: one sigma is the "gaussian" family), else None.  From ln N(m,
-    s^2)(y) = -(y - m)^2 / (2 s^2) - ln s - ln sqrt(2 pi): A, B and C less ln(s_q / s_p)
-    are exact rationals, rounded once."""
+    """(A, B, C, tangent) with ln p(y) - ln q(y) = A y^2 + B y + C when P and Q are one
+    Gaussian each (of two sigmas: one sigma is the "gaussian" family), else None.  From
+    ln N(m, s^2)(y) = -(y - m)^2 / (2 s^2) - ln s - ln sqrt(2 pi): A, B and C_0 = C - ln r,
+    r = s_q / s_p, are exact rationals, rounded once.
+
+    ``tangent`` is the rational alpha at which p = alpha q is tangent, decided exactly (no
+    precision decides a discriminant that is exactly 0), or None.  The discriminant of
+    ln p - ln q - ln alpha is D = R + 4 A ln(alpha / r), R = B^2 - 4 A C_0 rational, A != 0.
+    For a rational alpha, D = 0 asks e^{-R / (4 A)} = alpha / r, a rational; e^x is
+    irrational for every rational x != 0 (Lambert 1768, Hermite 1873), so D = 0 exactly
+    when R = 0 and alpha = r (equal means) and never otherwise; alpha = e^eps with eps
+    rational asks ln r = (R + 4 A eps) / (4 A) rational, with r != 1: never."""
     if len(P.components) != 1 or len(Q.components) != 1:
         return None
     p, q = P.components[0][1], Q.components[0][1]
     if not (isinstance(p, Gaussian) and isinstance(q, Gaussian)):
         return None
     vp, vq = p.sigma ** 2, q.sigma ** 2
-    return (to_mpf(1 / (2 * vq) - 1 / (2 * vp)), to_mpf(p.mean / vp - q.mean / vq),
-            to_mpf(q.mean ** 2 / (2 * vq) - p.mean ** 2 / (2 * vp))
-            + mp.log(to_mpf(q.sigma / p.sigma)))
+    a, b = 1 / (2 * vq) - 1 / (2 * vp), p.mean / vp - q.mean / vq
+    c0 = q.mean ** 2 / (2 * vq) - p.mean ** 2 / (2 * vp)
+    ratio = q.sigma / p.sigma
+    tangent = ratio if b * b == 4 * a * c0 else None
+    return to_mpf(a), to_mpf(b), to_mpf(c0) + mp.log(to_mpf(ratio)), tangent
 
 
 def _quadratic_intervals(A, B, C, log_alpha, bits: int) -> Tuple[List[Tuple], List[Tuple]]:
