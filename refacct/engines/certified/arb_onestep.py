@@ -50,7 +50,7 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from ...distributions import Continuous
 from ...pairs import Pair
-from ..arb import acb, arb, balls, flint, mass, pdf, to_arb
+from ..arb import acb, arb, balls, flint, mass, pdf, to_arb, twice_gaussian_masses
 from .expsum import BallBeta, ExactBeta, ExpSum
 from ..quadrature.onestep import _signed_weights, by_family
 from ...errors import InputError
@@ -158,7 +158,6 @@ class CertifiedPair:
                     raise InputError(f"{self.describe()}: no closed-form crossing to "
                                      "integrate over")
 
-        P, Q = balls(self.P), balls(self.Q)
         refs = [[e.ref if isinstance(e, Root) else None for e in ends] for ends in pieces]
 
         def h(beta: "acb", analytic: bool) -> "acb":
@@ -166,10 +165,15 @@ class CertifiedPair:
             for ends, ref in zip(pieces, refs):
                 at = [self.root_formula(e, beta, analytic) if isinstance(e, Root) else e
                       for e in ends]
-                total += P.mass(*at, *ref) - beta * Q.mass(*at, *ref)
+                total += self.difference(at, ref, beta)
             return total
 
         return pieces, h
+
+    def difference(self, at, ref, beta: "acb") -> "acb":
+        """P(I) - beta Q(I) on I = (``at``) for a complex ball beta (``ref`` as in
+        ``engines.arb.mass``)."""
+        return balls(self.P).mass(*at, *ref) - beta * balls(self.Q).mass(*at, *ref)
 
     def describe(self) -> str:
         return f"({self.P!r}, {self.Q!r})"
@@ -187,6 +191,26 @@ class GaussianPair(CertifiedPair):
         for mu, (wp, wq) in _signed_weights(P, Q, "mean"):
             e = -mu * mu / (2 * sigma * sigma)
             self.rows.append((mu / sigma**2, ExpSum.of(wp, e), ExpSum.of(wq, e)))
+
+    def difference(self, at, ref, beta: "acb") -> "acb":
+        """sum_i (w_P,i - beta w_Q,i) N(mu_i, sigma^2)(I): the two mixtures share their
+        means, so each mean's tails are made once for both (``twice_gaussian_masses``)."""
+        rows, halves = self._components()
+        total = acb(0)
+        for (hp, hq), m in zip(halves, twice_gaussian_masses(rows, *at)):
+            total += (hp - beta * hq) * m
+        return total
+
+    def _components(self):
+        """([(mu_i, 1 / (sigma sqrt 2))], [(w_P,i / 2, w_Q,i / 2)]) as balls, per
+        precision."""
+        key = ("components", flint.ctx.prec)
+        if key not in self._cache:
+            inverse = 1 / (to_arb(self.sigma) * arb(2).sqrt())
+            weights = _signed_weights(self.P, self.Q, "mean")
+            self._cache[key] = ([(to_arb(mu), inverse) for mu, _ in weights],
+                                [(to_arb(wp) / 2, to_arb(wq) / 2) for _, (wp, wq) in weights])
+        return self._cache[key]
 
     def density_ratio(self, y, ref=None):
         """p = phi_sigma(y) S_P(y), q / p = S_Q(y) / S_P(y) with the exponential sums
