@@ -108,7 +108,11 @@ depend on the steps, read off its 1-step and 2-step entries:
   itself, bracketed only up to ``MAX_MIXED_STEPS`` steps (one bracket per term);
 * shuffling (``Shuffled``: 002's lower bounds, not a pair) is never bracketed; random
   allocation (``Allocated``) has proven balls for one epoch (``refacct.allocation``) and
-  proven brackets over epochs (or for one, with ``method="bracket"``).
+  over E epochs the transform (``engines.allocation.moments``), whose nodes grow as the
+  square root of sigma^2 t / E (the decay e^{-E b^2 s^2 / (2t)} of M_E(c + is), b =
+  1/sigma), up to ``EPOCHS_MAX_SPREAD`` (a minute or two: sigma 1.1, t = 195 is 12 at
+  20 epochs) and from 3 steps an epoch, else proven brackets (or with
+  ``method="bracket"``).
 """
 from __future__ import annotations
 
@@ -137,7 +141,7 @@ __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX
            "EXACT_MAX_STEPS",
            "MAX_MIXED_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_STEPS", "TRANSFORM_MIN_RATE",
            "FEW_STEPS_MIN_USES", "FEW_STEPS_MIN_SPREAD", "PUBLIC_MIN_STEPS",
-           "LAPLACE_MIN_OFF_ATOMS", "LAPLACE_BEYOND_OFF_ATOMS", "ENGINES",
+           "LAPLACE_MIN_OFF_ATOMS", "LAPLACE_BEYOND_OFF_ATOMS", "EPOCHS_MAX_SPREAD", "ENGINES",
            "SHUFFLED_ENGINES", "Route", "compositions", "self_composition", "route_pair",
            "route_entry"]
 
@@ -155,6 +159,7 @@ TRANSFORM_MIN_RATE = Fraction(1, 10 ** 5)
 FEW_STEPS_MIN_USES = Fraction(1, 100)
 FEW_STEPS_MIN_SPREAD = Fraction(1, 2)
 PUBLIC_MIN_STEPS = 20
+EPOCHS_MAX_SPREAD = 30
 STANDARD = "standard engines"
 CERTIFIED_WHY = ("two compositions: the certified engine's proven enclosures, the standard "
                  "engines where it falls short")
@@ -162,6 +167,9 @@ SHUFFLED = "002's lower bounds"
 ALLOCATED = "random allocation's one-epoch pair (arXiv:2412.16802), one-dimensional"
 ALLOCATED_EPOCHS = ("random allocation's one-epoch pair (arXiv:2412.16802) composed over its "
                     "epochs on a lattice")
+ALLOCATED_TRANSFORM = ("random allocation's one-epoch pair (arXiv:2412.16802): its moments "
+                       f"E[X^a] composed over the epochs, sigma^2 t / E <= "
+                       f"{EPOCHS_MAX_SPREAD}: the transform")
 
 # the engine each method names (``refacct.engine``): a new engine is one line here
 ENGINES: Dict[str, Engine] = {"auto": QUADRATURE, "exact": EXACT, "quadrature": QUADRATURE,
@@ -400,10 +408,15 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
             raise InputError("shuffling has no proven-bracket path: its curve is 002's lower "
                              "bound, not a pair")
         return Route(make(T), 1, SHUFFLE, SHUFFLED)
-    if isinstance(one, Allocated):  # one epoch: proven balls; epochs: proven brackets
+    if isinstance(one, Allocated):  # one epoch: proven balls; epochs: the transform
         if force or one.epochs > 1:
             _check_total(one.epochs)
-            return Route(make(T), one.epochs, BRACKET, ALLOCATED_EPOCHS)
+            bracket = Route(make(T), one.epochs, BRACKET, ALLOCATED_EPOCHS)
+            entry = make(T)
+            if force or entry.steps < 3 or \
+                    entry.sigma ** 2 * entry.steps > EPOCHS_MAX_SPREAD * entry.epochs:
+                return bracket
+            return Route(entry, entry.epochs, TRANSFORM, ALLOCATED_TRANSFORM, bracket)
         return Route(make(T), 1, ALLOCATION, ALLOCATED)
     count, continuous = compositions(one)
     two = make(2)

@@ -38,8 +38,10 @@ from .engines.transform.epsilon import epsilon_bracket
 from .engines.transform.inversion import Grid, delta_enclosure, on_grid
 from .engines.transform.mgf import loss_of
 from .engines.transform.orders import attained
+from .engines.allocation.moments import epoch_loss
 from .errors import InputError
 from .maximum import combine
+from .mechanisms.catalogue import Allocated
 from .mechanisms.relations import MixedOrders
 from .exact import to_mpf
 from .result import DeltaResult, EpsilonResult, exact_rational, midpoint_radius
@@ -210,6 +212,8 @@ class Transform(Engine):
     kinds = ("delta", "epsilon", "alpha")
 
     def supports(self, target) -> Optional[str]:
+        if isinstance(target, Allocated):
+            return None
         try:
             loss_of(target)
         except InputError as exc:
@@ -221,7 +225,7 @@ class Transform(Engine):
         (delta_T at a dyadic eps <= ln alpha: delta_T decreases in eps) for alpha > 0, or of
         eps_T(delta) for 0 < delta < 1; None elsewhere, for the maximum over orders (its
         own search) and where M_T is not finite."""
-        if isinstance(target, MixedOrders):
+        if isinstance(target, (MixedOrders, Allocated)):
             return None
         loss, q = loss_of(target, request.steps), request.queries[0]
         if request.kind == "epsilon":
@@ -239,20 +243,35 @@ class Transform(Engine):
 
     def answer(self, target, request: Request) -> List:
         """``target`` composed ``request.steps`` times (a public mixture's T-fold
-        composition is never built: ``engines.transform.public``)."""
+        composition is never built: ``engines.transform.public``; a random-allocation
+        entry's epochs are ``request.steps``, each order composed on its own, the larger
+        taken)."""
+        if isinstance(target, Allocated):
+            orders = [(label, epoch_loss(target.sigma, target.steps, not swap, request.steps))
+                      for label, swap in target.orders]
+            return [combine(request.kind, [
+                (label, _query(loss, (target, request.steps, label), request, q)[0])
+                for label, loss in orders], "tight") for q in request.queries]
         loss, key = loss_of(target, request.steps), (target, request.steps)
-        one = {"delta": _delta, "epsilon": _epsilon, "alpha": _alpha}[request.kind]
         results = []
         for q in request.queries:
-            found, grid = one(loss, q, request.digits, _LAST.pop(key, None))
-            if grid is not None:
-                _LAST[key] = grid
-            while len(_LAST) > LAST_KEPT:
-                _LAST.pop(next(iter(_LAST)))
+            found, grid = _query(loss, key, request, q)
             if isinstance(target, MixedOrders):
                 found = _maximum(target, loss, request, found, grid)
             results.append(found)
         return results
+
+
+def _query(loss, key, request: Request, q):
+    """(the answer to one query on ``loss``, its grid), the last grid of ``key`` its warm
+    start."""
+    one = {"delta": _delta, "epsilon": _epsilon, "alpha": _alpha}[request.kind]
+    found, grid = one(loss, q, request.digits, _LAST.pop(key, None))
+    if grid is not None:
+        _LAST[key] = grid
+    while len(_LAST) > LAST_KEPT:
+        _LAST.pop(next(iter(_LAST)))
+    return found, grid
 
 
 def _ceiling(cls, top, digits: int, bound: str, **query):

@@ -321,8 +321,10 @@ def _rational(x: mpmath.mpf) -> Fraction:
 
 def _upper_c(loss) -> Fraction:
     """The largest c steered to (beyond c = 200 the integrals of a subsampled loss grow
-    past what 80 bits steer by; any c gives a valid enclosure)."""
-    return Fraction(200) if loss.c_max is None else Fraction(loss.c_max) * 999 / 1000
+    past what 80 bits steer by; a loss's ``c_steer`` where each larger c costs it more;
+    any c gives a valid enclosure)."""
+    top = Fraction(getattr(loss, "c_steer", 200))
+    return top if loss.c_max is None else min(top, Fraction(loss.c_max) * 999 / 1000)
 
 
 def _saddle(loss, eps: Fraction, inner: bool = False) -> Fraction:

@@ -1,0 +1,114 @@
+"""The moments A(a) = E[X^a] of the lognormal mean at complex a (the moment generating
+function of one epoch of random allocation) against closed forms: one step, where X is a
+lognormal and A(a) = e^{b^2 a (a - 1) / 2} for every complex a; the integer moments of the
+mean of t lognormals; the decay bound, exact at one step; and each error term, cut short,
+caught by its bound; over epochs, the transform's digits inside the proven bracket."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+import refacct
+from refacct import api
+from refacct.engines.allocation.moments import EpochMoments
+from refacct.engines.arb import acb, arb, flint, to_arb
+from refacct.mechanisms import build, gaussian
+
+
+SIGMA = Fraction(3)   # a narrow lognormal: few nodes (sigma 1 at one step takes ~30 s a row)
+PREC = 96
+
+
+@pytest.fixture(scope="module")
+def one_step():
+    """A(a) at one step, its rays' nodes shared by the tests."""
+    return EpochMoments(SIGMA, 1)
+
+
+def _lognormal(sigma: Fraction, a: "acb") -> "acb":
+    """E[Z^a] = e^{b^2 a (a - 1) / 2}, Z = e^{bG - b^2/2}, b = 1 / sigma: the Gaussian's
+    moment generating function at b a."""
+    return (to_arb(1 / sigma ** 2) * a * (a - 1) / 2).exp()
+
+
+@pytest.mark.parametrize("alpha, sign, h", [
+    ("2.5", 1, "1/2"),      # the remove order at c = 3/2 (N = 3)
+    ("-0.7", -1, "1"),      # the add order at c = 7/10 (N = 0)
+    ("0.3", 1, "3"),        # the inner strip (N = 1), far along the line
+])
+def test_one_step_is_the_lognormal_closed_form(one_step, alpha, sign, h):
+    """t = 1: X = Z, so A(alpha + i sign n h) is the closed form at every n, on a ray whose
+    nodes, tails and trapezoidal error are those of any t."""
+    with flint.ctx.workprec(PREC):
+        a0, step = arb(alpha), to_arb(Fraction(h))
+        values = one_step.row(a0, sign, step, 0, 5)
+        with flint.ctx.workprec(320):
+            for n, value in enumerate(values):
+                exact = _lognormal(SIGMA, acb(a0, sign * n * step))
+                assert value.contains(exact), (n, value, exact)
+                assert value.rad() < abs(exact) * arb(2) ** -50 or value.rad() < arb(2) ** -80
+
+
+def test_integer_moments_of_the_mean_of_many_lognormals():
+    """E[X^2] = 1 + (e^{b^2} - 1) / t and E[X^3] = 1 + 3 (e^{b^2} - 1) / t + (e^{3 b^2} -
+    3 e^{b^2} + 2) / t^2 (expanding (sum Z_i)^3 over equal indices), from the ray at a = 2
+    and a = 3, and from the moments' series."""
+    sigma, t = Fraction(1), 100
+    moments = EpochMoments(sigma, t)
+    with flint.ctx.workprec(128):
+        e1, e3 = arb(1).exp(), arb(3).exp()
+        second = 1 + (e1 - 1) / t
+        third = 1 + 3 * (e1 - 1) / t + (e3 - 3 * e1 + 2) / t ** 2
+        for a, exact in ((2, second), (3, third)):
+            ball = moments.row(arb(a), 1, arb(0), 0, 1)[0]
+            assert ball.real.overlaps(exact) and ball.rad() < arb(2) ** -80
+        series = moments.moments(4)
+        assert series[2].overlaps(second) and series[3].overlaps(third)
+
+
+def test_the_decay_bound_is_the_modulus_at_one_step(one_step):
+    """At t = 1 the bound A(alpha) e^{-b^2 beta^2 / 2} is |e^{b^2 a (a - 1) / 2}| itself
+    (beta below pi / b^2), and beyond it still lies above."""
+    with flint.ctx.workprec(PREC):
+        alpha = arb("1.5")
+        for beta in (arb(1), arb(20), arb(40)):
+            bound = one_step.decay(alpha, beta)
+            exact = abs(_lognormal(SIGMA, acb(alpha, beta)))
+            assert bound >= exact.lower()
+        assert one_step.decay(alpha, arb(1)) < 2 * abs(_lognormal(SIGMA, acb(alpha, arb(1))))
+
+
+@pytest.mark.parametrize("cut", ["lower", "upper", "step"])
+def test_each_error_term_cut_short_is_caught_by_its_bound(one_step, monkeypatch, cut):
+    """The range of nodes cut to a few at either end, or a step four times too coarse for
+    the rule's strip: the ball still holds the one-step closed form, and is wider for it."""
+    with flint.ctx.workprec(PREC):
+        a0, h = arb("1.5"), arb(1)
+        fine = one_step.row(a0, 1, h, 0, 4)
+        if cut == "lower":
+            monkeypatch.setattr(EpochMoments, "_lower_end", lambda *args: -8)
+        elif cut == "upper":
+            monkeypatch.setattr(EpochMoments, "_upper_end", lambda self, k, n, s, first, b: 4)
+        else:
+            step = EpochMoments._step
+            monkeypatch.setattr(EpochMoments, "_step", lambda *args: step(*args) // 4)
+        coarse = one_step.row(a0, 1, h, 0, 4)
+        with flint.ctx.workprec(320):
+            for n, ball in enumerate(coarse):
+                assert ball.contains(_lognormal(SIGMA, acb(a0, n * h)))
+            assert coarse[-1].rad() > 2 ** 20 * fine[-1].rad()
+
+
+@pytest.mark.heavy
+def test_epochs_by_the_transform_lie_in_the_proven_bracket():
+    """sigma 2, 20 steps an epoch, 3 epochs, the add order at eps = 1/2: ``"auto"`` takes
+    the transform (the epochs' moments), whose digits must lie in the lattice bracket
+    composed from the one-epoch puts (``refacct.brackets``), a method that shares neither
+    nodes nor formula with it (35-120 s: beyond the suite's budget)."""
+    entry = build(gaussian(2), "random-allocation", "add", steps=20, epochs=3)
+    assert api.route(entry).engine.name == "transform"
+    found = refacct.delta(entry, "1/2", digits=10)
+    bracket = refacct.delta(entry, "1/2", width="1e-2", method="bracket")
+    assert found.proven and found.verified_digits >= 10
+    assert bracket.lower <= found.lower and found.upper <= bracket.upper
