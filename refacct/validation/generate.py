@@ -68,9 +68,9 @@ def _times(c: str, n: int) -> str:
 def _case(name: str, mechanism: Dict, sampling: Dict, relation: str, steps: int, *,
           note: str, group: int = 1, form: str = "default", segments: Sequence[Dict] = (),
           calibrate: Sequence[str] = (), errors: Sequence[str] = (),
-          curve: bool = False) -> Dict:
-    """A case definition; a proven bracket (``refacct.routing``) gets 6 digits and is
-    marked slow, the standard engines and the transform get 20 digits.  ``calibrate``:
+          curve: bool = False, method: str = "auto") -> Dict:
+    """A case definition; a proven bracket (``refacct.routing``, or ``method`` "bracket")
+    gets 6 digits and is marked slow, the standard engines and the transform get 20 digits.  ``calibrate``:
     advantages whose smallest sigma the case asks; ``errors``: type II errors at
     ``ERROR_ALPHA`` whose smallest sigma it asks; ``curve``: the case asks the trade-off
     curve, whose profile is a proven bracket where the transform would answer
@@ -87,7 +87,7 @@ def _case(name: str, mechanism: Dict, sampling: Dict, relation: str, steps: int,
         obj["form"] = form
     if segments:
         obj["segments"] = list(segments)
-    way = api.route(*case_from_json(obj).composed())
+    way = api.route(*case_from_json(obj).composed(), method=method)
     obj.update(digits=6 if way.bracket else 20,
                slow=way.bracket or curve and way.engine is TRANSFORM)
     return obj
@@ -329,7 +329,7 @@ def _allocations() -> Iterator[Dict]:
         yield dict(_case(f"alloc-add-remove-s{sigma}-t{steps}-E{epochs}", _gaussian(sigma),
                          {"scheme": "random-allocation", "epochs": epochs}, "add-remove", steps,
                          note=f"random allocation, {epochs} epochs (arXiv:2412.16802; the "
-                              "one-epoch loss composed, proven brackets)"),
+                              "one-epoch loss composed, proven brackets)", method="bracket"),
                    queries=[{"kind": "delta", "at": e} for e in eps]
                    + [{"kind": "epsilon", "at": d} for d in deltas])
 
