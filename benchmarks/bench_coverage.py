@@ -63,6 +63,8 @@ ENTRIES = {
     "lap-wor-substitution": ("laplace 1", "wor", "substitution", _WOR),
     "rr-none-add-remove": ("rr 3/5", "none", "add-remove", {}),
     "rr-poisson-add-remove": ("rr 3/5", "poisson", "add-remove", dict(q="1/100")),
+    "rr-wor-add-remove": ("rr 3/5", "wor", "add-remove", _WOR),
+    "rr-wor-substitution": ("rr 3/5", "wor", "substitution", _WOR),
 }
 
 

@@ -144,7 +144,9 @@ def _mechanism_options(p) -> None:
     m.add_argument("--group", type=_count, metavar="K", help="group size (003), default 1")
     m.add_argument("--epochs", type=_count, metavar="E",
                    help="random-allocation: epochs of --steps steps each (default 1: proven "
-                        "balls; more: proven brackets over the epochs)")
+                        "balls; more: the transform's proven digits where sigma^2 steps / E <= "
+                        f"{routing.EPOCHS_MAX_SPREAD} and steps >= 3, else proven brackets "
+                        "over the epochs)")
     m.add_argument("--exact-shuffle", action="store_true",
                    help="shuffle, steps <= 3: H of 002's pair (P_S, Q_S) itself, both orders, "
                         "by quadrature (T = 3: about a minute) instead of eq. (7)")

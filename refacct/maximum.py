@@ -127,14 +127,17 @@ def _maximum_of_terms(entry, kind: str, run: Callable, query, ceiling: Optional[
     order = sorted(terms, key=lambda term: _height(tops[term[0]]), reverse=True)
     found: Dict[str, object] = {}
     curves: Dict[object, object] = {}
+    floor = None   # the largest lower end found
     for label, pair in progress.shared(order):
-        top, floor = tops[label], max((r.lower for r in found.values()), default=None)
+        top = tops[label]
         key = _curve(pair)
         if key is not None and key in curves:
             found[label] = curves[key]
             continue
         found[label] = top if top is not None and floor is not None and top.upper < floor \
             else run(pair, query)
+        lower = found[label].lower
+        floor = lower if floor is None else max(floor, lower)
         if key is not None:
             curves[key] = found[label]
     return combine(kind, [(label, found[label]) for label, _ in terms], entry.bound)

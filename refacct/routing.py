@@ -105,7 +105,10 @@ depend on the steps, read off its 1-step and 2-step entries:
   transform where it takes both orders composed T times (either rule above),
   given their ``MixedOrders`` and T (it maximises over the orders on one grid,
   ``engines.transform.orders``: the T + 1 terms are never built); else the T-step entry
-  itself, bracketed only up to ``MAX_MIXED_STEPS`` steps (one bracket per term);
+  itself, bracketed only up to ``MAX_MIXED_STEPS`` steps (one bracket per term); of
+  discrete pairs the exact engine takes its terms up to ``MIXED_EXACT_MAX_STEPS`` steps
+  where a step has two outcomes of finite ratio, ``MIXED_GENERAL_MAX_STEPS`` otherwise
+  (``_mixed_limit``), and beyond them the entry is refused;
 * shuffling (``Shuffled``: 002's lower bounds, not a pair) is never bracketed; random
   allocation (``Allocated``) has proven balls for one epoch (``refacct.allocation``) and
   over E epochs the transform (``engines.allocation.moments``), whose nodes grow as the
@@ -139,7 +142,7 @@ from .transform import TRANSFORM
 
 __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX_STEPS",
            "EXACT_MAX_STEPS",
-           "MAX_MIXED_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_STEPS", "TRANSFORM_MIN_RATE",
+           "MAX_MIXED_STEPS", "MIXED_EXACT_MAX_STEPS", "MIXED_GENERAL_MAX_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_STEPS", "TRANSFORM_MIN_RATE",
            "FEW_STEPS_MIN_USES", "FEW_STEPS_MIN_SPREAD", "PUBLIC_MIN_STEPS",
            "LAPLACE_MIN_OFF_ATOMS", "LAPLACE_BEYOND_OFF_ATOMS", "EPOCHS_MAX_SPREAD", "ENGINES",
            "SHUFFLED_ENGINES", "Route", "compositions", "self_composition", "route_pair",
@@ -151,6 +154,8 @@ QUADRATURE_MAX_STEPS = 3
 LAPLACE_MAX_STEPS = 10 ** 4
 EXACT_MAX_STEPS = 10 ** 4
 MAX_MIXED_STEPS = 7
+MIXED_EXACT_MAX_STEPS = 2000
+MIXED_GENERAL_MAX_STEPS = 40
 TRANSFORM_MIN_USES = 1
 TRANSFORM_MIN_STEPS = 100
 LAPLACE_MIN_OFF_ATOMS = 50
@@ -239,6 +244,19 @@ def _limit(x, continuous: bool) -> int:
             return LAPLACE_MAX_STEPS
         return QUADRATURE_MAX_STEPS
     return CLOSED_MAX_STEPS if all(_few_atoms(pair) for pair in _terms(x)) else EXACT_MAX_STEPS
+
+
+def _mixed_limit(one, continuous: bool) -> int:
+    """The steps up to which the standard engines take an entry whose terms mix the orders
+    of its steps (``one``: its 1-step entry), T + 1 terms of T factors: of discrete pairs
+    ``MIXED_EXACT_MAX_STEPS`` where each has two outcomes of finite positive ratio (each
+    term a ``TwoBinomialPLD``, about T^3 / 5 products of T-digit integers in all: 18 s
+    at 1000 steps, 163 s at 2000), else ``MIXED_GENERAL_MAX_STEPS`` (each term expanded,
+    about T^(2a - 1) atoms in all for a atoms a step: 5 s at 40 steps of three atoms)."""
+    if continuous:
+        return _limit(one, continuous)
+    return MIXED_EXACT_MAX_STEPS if all(_few_atoms(pair) for pair in _terms(one)) else \
+        MIXED_GENERAL_MAX_STEPS
 
 
 def _pair_factors(x) -> Optional[List]:
@@ -435,7 +453,7 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
         return _standard(make(T))
     if two.terms == one.terms:  # the curve does not depend on the steps
         return route_pair(make(T), force)
-    if not force and T <= _limit(one, continuous):
+    if not force and T <= _mixed_limit(one, continuous):
         return _standard(make(T))
     orders = MixedOrders.of(one, two)
     if not force and orders is not None and (_transformed(one, T) or _within(one, T, T)):
@@ -446,7 +464,8 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
         raise InputError(f"{one.description.replace('1 step(s)', f'{T} step(s)')} has "
                          f"{T + 1} terms mixing the orders of the steps, not a {T}-fold "
                          f"composition: proven brackets take it up to {MAX_MIXED_STEPS} "
-                         f"steps, the standard engines up to {_limit(one, continuous)}, the "
+                         f"steps, the standard engines up to {_mixed_limit(one, continuous)}, "
+                         f"the "
                          f"transform where the record is used at least "
                          f"{FEW_STEPS_MIN_USES} times in expectation, at least "
                          f"{TRANSFORM_MIN_USES} from {TRANSFORM_MIN_STEPS} steps on, and for "

@@ -396,6 +396,63 @@ def test_binomial_pld_agrees_with_multinomial_expansion(i, j, k):
             assert summed.epsilon_form(target) == stored.epsilon_form(target)
 
 
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 12), st.integers(1, 12))
+@settings(max_examples=40, deadline=None)
+def test_two_binomial_pld_agrees_with_the_expansion(i, j, m, n):
+    """The orders' term A^m B^n || B^m A^n of two binary distributions, summed against
+    prefix sums (``TwoBinomialPLD``), against the stored expansion of the product
+    (``_Factor.compose``): atoms, cumulative masses, delta at rational alpha and at e^eps,
+    eps(delta) at and between the knot values."""
+    if i == j:
+        return
+    A, B = (Discrete({0: Fraction(x, 41), 1: 1 - Fraction(x, 41)}) for x in (i, j))
+    forward, backward = engine.pld_of_pair(A, B), engine.pld_of_pair(B, A)
+    summed = engine.compose([(forward, m), (backward, n)])
+    assert isinstance(summed, engine.TwoBinomialPLD)
+    ratios = [pld.ratio(t) for pld in (forward, backward) for t in (0, 1)]
+    primes = engine.coprime_base([x for r in ratios for x in (r.numerator, r.denominator)])
+    factor = engine._Factor.of(forward, primes).power(m).compose(
+        engine._Factor.of(backward, primes).power(n))
+    stored = engine._sorted_pld(factor.atoms, factor.dp, factor.dq)
+    assert summed.size == stored.size == m + n + 1
+    assert [summed.atom(t) for t in range(m + n + 1)] == list(stored.atoms)
+    assert [summed.form(t) for t in range(m + n + 2)] == [stored.form(t) for t in
+                                                           range(m + n + 2)]
+    for alpha in [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(5, 2), stored.ratio(m)]:
+        assert summed.exact_form(alpha=alpha) == stored.exact_form(alpha=alpha)
+    for eps in [Fraction(0), Fraction(1, 10), Fraction(2)]:
+        assert summed.exact_form(eps=eps) == stored.exact_form(eps=eps)
+    knots = [stored.form(t)[0] - stored.ratio(t) * stored.form(t)[1] for t in range(m + n + 1)]
+    for target in knots + [x + Fraction(1, 10 ** 9) for x in knots]:
+        if 0 <= target <= 1:
+            assert summed.epsilon_form(target) == stored.epsilon_form(target)
+
+
+def test_two_binomial_pld_needs_one_lattice():
+    """Two-atom factors whose ratios step by different factors do not collapse onto one
+    lattice: the product keeps the general expansion."""
+    one, two = (engine.pld_of_pair(Discrete({0: a, 1: 1 - a}), Discrete({0: b, 1: 1 - b}))
+                for a, b in ((Fraction(3, 5), Fraction(1, 2)), (Fraction(2, 3), Fraction(1, 2))))
+    assert not isinstance(engine.compose([(one, 3), (two, 4)]), engine.TwoBinomialPLD)
+    with pytest.raises(ValueError, match="one lattice"):
+        engine.TwoBinomialPLD(one, 3, two, 4)
+
+
+def test_wor_substitution_of_randomized_response_against_enumeration():
+    """Randomized response 3/5 under substitution with sampling without replacement (a
+    batch of 10 of 1000), 8 steps: H_alpha is the maximum over the 9 orders (001 Sec. 7)
+    of the sum over all 2^8 outcome tuples of (p - alpha q)_+, enumerated with Fractions."""
+    from refacct.mechanisms import build, randomized_response
+
+    entry = build(randomized_response("3/5"), "wor", "substitution", n=1000, batch=10)
+    pair = entry.terms[0][1].factors[0][0]
+    A, B = pair.P, pair.Q
+    for alpha in [Fraction(1), Fraction(101, 100), Fraction(11, 10)]:
+        expected = max(brute_H(product_table([(A, B)] * j + [(B, A)] * (8 - j)), alpha)
+                       for j in range(9))
+        assert hockey_stick(entry, alpha=alpha, steps=8).exact == expected
+
+
 @given(st.integers(1, 300), st.integers(0, 301), st.integers(0, 301), st.integers(1, 9),
        st.integers(1, 9))
 @settings(max_examples=60, deadline=None)

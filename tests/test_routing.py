@@ -199,6 +199,26 @@ def test_mixed_terms_are_bracketed_as_they_are_or_refused():
         routing.route_entry(rare, 50)
 
 
+def test_mixed_terms_of_discrete_pairs_are_exact_up_to_their_limit():
+    """WOR substitution of discrete pairs: the exact engine takes the T + 1 terms up to
+    ``MIXED_EXACT_MAX_STEPS`` for randomized response (two outcomes: each term a sum
+    against prefix sums), ``MIXED_GENERAL_MAX_STEPS`` for three outcomes (each term
+    expanded); one step more is refused with that limit named, never a run of hours."""
+    rr = maker("rr", "wor", relation="substitution", p="3/5", n=1000, batch=10)
+    three = mechanisms.discrete(TERNARY.P, TERNARY.Q, substitution=(TERNARY.P, TERNARY.Q))
+
+    def ternary(k):
+        return mechanisms.build(three, "wor", "substitution", n=100, batch=10, steps=k)
+
+    for make, limit in ((rr, routing.MIXED_EXACT_MAX_STEPS),
+                        (ternary, routing.MIXED_GENERAL_MAX_STEPS)):
+        route = routing.route_entry(make, limit)
+        assert not route.bracket and route.engine.name == "quadrature"
+        assert len(route.target.terms) == limit + 1
+        with pytest.raises(ValueError, match=f"the standard engines up to {limit},"):
+            routing.route_entry(make, limit + 1)
+
+
 def test_subsampled_laplace_takes_the_transform_from_few_steps_off_the_atoms():
     """The Laplace mechanism under WOR substitution, a batch of 10 of 1000, 100 steps: one
     use in expectation and about 33 steps off its loss's atoms; no closed form answers, and

@@ -88,8 +88,6 @@ def mixed_directions(A, B, k: int) -> Terms:
     substitution each step may flip direction).  Term j is the product of j copies of
     Pair(A, B) and k - j copies of Pair(B, A), labelled "j=<j>"."""
     k = count(k, "steps")
-    terms = []
-    for j in range(k + 1):
-        factors = [Pair(A, B)] * j + [Pair(B, A)] * (k - j)
-        terms.append((f"j={j}", Composition.of(*factors)))
-    return tuple(terms)
+    forward, backward = Pair(A, B), Pair(B, A)
+    return tuple((f"j={j}", backward ** k if j == 0 else forward ** k if j == k else
+                  forward ** j * backward ** (k - j)) for j in range(k + 1))

@@ -32,8 +32,8 @@ from ...distributions import Discrete
 from ...exact import count_vectors, quotient_mpf, reduced, to_mpf
 from ..arb import arb_ends
 
-__all__ = ["PLD", "BinomialPLD", "pld_of_pair", "compose", "mix", "ratio_exceeds_exp", "coprime_base",
-           "exponents", "binomial_sum"]
+__all__ = ["PLD", "BinomialPLD", "TwoBinomialPLD", "pld_of_pair", "compose", "mix",
+           "ratio_exceeds_exp", "coprime_base", "exponents", "binomial_sum"]
 
 ZERO, INFINITE = "zero", "inf"  # keys of the atoms with p = 0 and with q = 0
 
@@ -58,13 +58,18 @@ class _Queries:
     def numerators(self, j: int) -> Tuple[int, int]:
         raise NotImplementedError
 
+    def proportional(self, j: int) -> Tuple[int, int]:
+        """Integers (u, v) with u / v = P_j / Q_j (v = 0 where Q_j = 0), over the same
+        denominators (dp, dq): the atom itself, or anything of its ratio that is cheaper."""
+        return self.atom(j)
+
     def ratio(self, j: int):
         """Exact ratio of atom j: a Fraction, or ``mp.inf`` where q = 0."""
-        p, q = self.atom(j)
+        p, q = self.proportional(j)
         return mp.inf if not q else Fraction(p * self.dq, q * self.dp)
 
     def ratio_mpf(self, j: int):
-        p, q = self.atom(j)
+        p, q = self.proportional(j)
         return mp.inf if not q else quotient_mpf(p * self.dq, q * self.dp)
 
     def _first(self, lo: int, hi: int, test, guess: Optional[int] = None) -> int:
@@ -103,7 +108,7 @@ class _Queries:
     def count_above(self, alpha: Fraction) -> int:
         """Number of atoms with ratio > alpha (rational alpha >= 0), exactly."""
         def at_most(j):
-            p, q = (Z(m) for m in self.atom(j))
+            p, q = (Z(m) for m in self.proportional(j))
             return p * Z(self.dq) * alpha.denominator <= alpha.numerator * q * Z(self.dp)
         guess = self._crossing(mp.log(to_mpf(alpha))) if alpha else None
         return self._first(0, self.size, at_most, guess)
@@ -111,7 +116,7 @@ class _Queries:
     def count_above_exp(self, eps: Fraction) -> int:
         """Number of atoms with ratio > e^eps (rational eps), decided exactly."""
         return self._first(0, self.size, lambda j: not ratio_exceeds_exp(
-            self.atom(j), self.dp, self.dq, eps), self._crossing(to_mpf(eps)))
+            self.proportional(j), self.dp, self.dq, eps), self._crossing(to_mpf(eps)))
 
     def form(self, j: int) -> Tuple[Fraction, Fraction]:
         """(A_j, B_j) as exact rationals."""
@@ -165,7 +170,7 @@ class _Queries:
 
     def _knot_sign(self, j: int, delta: Fraction) -> int:
         """Sign of delta(ln r_j) - delta, where delta(ln r_j) = A_j - r_j B_j."""
-        return self._difference_sign(j, *self.atom(j), delta)
+        return self._difference_sign(j, *self.proportional(j), delta)
 
     def _difference_sign(self, j: int, num: int, den: int, delta: Fraction) -> int:
         """Sign of A_j - r B_j - delta for the ratio r = (num / dp) / (den / dq) (den > 0),
@@ -264,6 +269,111 @@ class BinomialPLD(_Queries):
             if log_r1 == log_r2:  # ratios that agree to 30 digits: bisection
                 return None
             return int(mp.ceil((self.steps * log_r1 - log_alpha) / (log_r1 - log_r2)))
+
+
+class TwoBinomialPLD(_Queries):
+    """PLD of F^m x G^n for two-atom PLDs F, G on one lattice: F's atoms (p_1, q_1),
+    (p_2, q_2) over (dp, dq) and G's (p'_1, q'_1), (p'_2, q'_2) over (dp', dq'), ratios
+    r_1 > r_2 and r'_1 > r'_2 with r_1 / r_2 = r'_1 / r'_2.  Under substitution with
+    sampling without replacement term j of the orders (001 Sec. 7) is such a product, with
+    F = PLD(A || B), G = PLD(B || A) and m = j, n = T - j: G's atoms are F's reversed.
+
+    An outcome with x draws of atom 2 among F's m steps and y among G's n has the ratio
+    r_1^(m - x) r_2^x r'_1^(n - y) r'_2^y, a function of i = x + y alone, decreasing in i:
+    atom i (i = 0..m + n) collects every such outcome.  With the binomial numerators
+    X_x = C(m, x) p_1^(m - x) p_2^x over dp^m and Y_y over dp'^n (Q alike), the masses of
+    the i atoms of largest ratio are
+
+        A_i = sum_x X_x (Y_0 + ... + Y_(i - x - 1)),
+
+    one sum of at most m + 1 products against the prefix sums of Y (made once, O(m + n)
+    integers), where expanding the product stores (m + 1)(n + 1) atoms.  Arithmetic in
+    FLINT integers."""
+
+    def __init__(self, first: "PLD", m: int, second: "PLD", n: int) -> None:
+        if not (first.size == second.size == 2 and all(first.atoms[0] + first.atoms[1])
+                and all(second.atoms[0] + second.atoms[1])):
+            raise ValueError("TwoBinomialPLD needs two PLDs of two atoms of positive masses")
+        if first.ratio(0) * second.ratio(1) != first.ratio(1) * second.ratio(0):
+            raise ValueError("TwoBinomialPLD needs two PLDs on one lattice: r_1 / r_2 equal")
+        self.parts = ((first, m), (second, n))
+        self.dp = int(Z(first.dp) ** m * Z(second.dp) ** n)
+        self.dq = int(Z(first.dq) ** m * Z(second.dq) ** n)
+        self.size = m + n + 1
+
+    def _split(self, i: int) -> Tuple[int, int]:
+        """One (x, y) with x + y = i, x <= m and y <= n."""
+        (_, m), _ = self.parts
+        x = min(i, m)
+        return x, i - x
+
+    def proportional(self, i: int) -> Tuple[int, int]:
+        """The masses of one outcome of atom i: its ratio, without a binomial sum."""
+        out = [Z(1), Z(1)]
+        for (pld, k), draws in zip(self.parts, self._split(i)):
+            for side in (0, 1):
+                out[side] *= Z(pld.atoms[0][side]) ** (k - draws) * \
+                    Z(pld.atoms[1][side]) ** draws
+        return int(out[0]), int(out[1])
+
+    def atom(self, i: int) -> Tuple[int, int]:
+        a, b = self.numerators(i)
+        c, d = self.numerators(i + 1)
+        return c - a, d - b
+
+    @cached_property
+    def _tables(self):
+        """Per side (P, Q): F's binomial numerators X_0..X_m with their prefix sums, and
+        the prefix sums S_k = Y_0 + ... + Y_(k-1) of G's (k = 0..n + 1)."""
+        (first, m), (second, n) = self.parts
+        return [(xs, _prefix(xs), _prefix(_binomial_terms(
+                    n, second.atoms[0][side], second.atoms[1][side])))
+                for side in (0, 1)
+                for xs in [_binomial_terms(m, first.atoms[0][side], first.atoms[1][side])]]
+
+    def numerators(self, i: int) -> Tuple[int, int]:
+        """A_i = (X_0 + ... + X_(lo-1)) S_(n+1) + sum_{x = lo}^{min(m, i-1)} X_x S_(i-x),
+        lo = max(0, i - n - 1): at most min(m, n) + 1 products."""
+        (_, m), (_, n) = self.parts
+        lo = max(0, i - n - 1)
+        out = []
+        for xs, below, prefix in self._tables:
+            total = below[lo] * prefix[n + 1]
+            for x in range(lo, min(m, i - 1) + 1):
+                total += xs[x] * prefix[i - x]
+            progress.check()
+            out.append(int(total))
+        return out[0], out[1]
+
+    def count_above_infinite(self) -> int:
+        return 0
+
+    def _crossing(self, log_alpha) -> Optional[int]:
+        """Where the ratios cross e^log_alpha: ln r_i = m ln r_1 + n ln r'_1 - i ln(r_1 /
+        r_2), at 30 digits."""
+        (first, m), (second, n) = self.parts
+        with mp.workdps(30):
+            top = m * mp.log(first.ratio_mpf(0)) + n * mp.log(second.ratio_mpf(0))
+            step = mp.log(first.ratio_mpf(0)) - mp.log(first.ratio_mpf(1))
+            return int(mp.ceil((top - log_alpha) / step))
+
+
+def _prefix(values: List["flint.fmpz"]) -> List["flint.fmpz"]:
+    """0, v_0, v_0 + v_1, ..., the sum of all."""
+    out = [Z(0)]
+    for v in values:
+        out.append(out[-1] + v)
+    return out
+
+
+def _binomial_terms(n: int, u: int, w: int) -> List["flint.fmpz"]:
+    """C(n, i) u^(n - i) w^i for i = 0..n, each from the one before (a product and an exact
+    division by small integers)."""
+    u, w = Z(u), Z(w)
+    out = [u ** n]
+    for i in range(n):
+        out.append(out[-1] * ((n - i) * w) // ((i + 1) * u))
+    return out
 
 
 def binomial_sum(n: int, u, w, lo: int, hi: int) -> "flint.fmpz":
@@ -608,6 +718,9 @@ def compose(factors: Iterable[Tuple[PLD, int]]) -> PLD:
             return BinomialPLD(pld.atoms[0], pld.atoms[1], pld.dp, pld.dq, n)
         if len(finite) < pld.size:
             return _absorbing(pld, finite, n)
+    if _one_lattice(factors):
+        (first, m), (second, n) = factors
+        return TwoBinomialPLD(first, m, second, n)
     ratios = [pld.ratio(j) for pld, _ in factors for j, (p, q) in enumerate(pld.atoms) if p and q]
     primes = coprime_base([r.numerator for r in ratios] + [r.denominator for r in ratios])
     result = None
@@ -615,6 +728,16 @@ def compose(factors: Iterable[Tuple[PLD, int]]) -> PLD:
         part = _Factor.of(pld, primes).power(n)
         result = part if result is None else result.compose(part)
     return _sorted_pld(result.atoms, result.dp, result.dq)
+
+
+def _one_lattice(factors: List[Tuple[PLD, int]]) -> bool:
+    """Are ``factors`` two PLDs of two finite atoms each whose ratios step by one factor
+    (``TwoBinomialPLD``)?"""
+    if len(factors) != 2 or any(pld.size != 2 or not all(pld.atoms[0] + pld.atoms[1])
+                                for pld, _ in factors):
+        return False
+    (first, _), (second, _) = factors
+    return first.ratio(0) * second.ratio(1) == first.ratio(1) * second.ratio(0)
 
 
 def _absorbing(pld: PLD, finite: List[Tuple[int, int]], n: int) -> AbsorbingPLD:
