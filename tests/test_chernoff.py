@@ -84,3 +84,23 @@ def test_the_error_of_a_maximum_is_that_of_the_terms_that_may_attain_it():
     assert maximum([("a", low), ("b", high)], "tight").abs_error == mp.mpf("1e-12")
     both = maximum([("a", low), ("b", high), ("c", tie)], "tight")
     assert both.attained_by == ("b", "c") and both.abs_error == mp.mpf("1e-9")
+
+
+def test_the_nested_quadrature_leaves_out_orders_below_the_transform_ceiling():
+    """The Laplace mechanism (b = 1) under WOR substitution, a batch of 10 of 100, 3 steps,
+    delta(1): the nested quadrature (no transform at so few steps) computes only the order
+    j = 3; each order's true value, computed alone by the quadrature, lies under its
+    Chernoff ceiling, and those of j < 3 under j = 3's lower end (001 Sec. 5)."""
+    from refacct.mechanisms import laplace
+
+    entry = build(laplace(1), "wor", "substitution", n=100, batch=10)
+    both = refacct.delta(entry, 1, steps=3, digits=6)
+    assert both.attained_by == ("j=3",) and both.engine.startswith("quadrature")
+    terms = dict(both.terms)
+    alone = {label: refacct.delta(pair, 1, digits=6, method="quadrature")
+             for label, pair in build(laplace(1), "wor", "substitution", n=100, batch=10,
+                                      steps=3).terms}
+    for label in ("j=0", "j=1", "j=2"):
+        assert "Chernoff" in terms[label].method and terms[label].lower == 0
+        assert alone[label].upper <= terms[label].upper < alone["j=3"].lower
+    assert both.value == alone["j=3"].value and both.verified_digits >= 6
