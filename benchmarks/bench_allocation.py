@@ -1,6 +1,7 @@
 """Random allocation: eps(delta) from refacct (one epoch: a proven ball, 20 digits; E > 1
-epochs: a proven bracket of the one-epoch loss composed) beside the two accountants that
-compute it, on the same queries, with the time ratio.
+epochs: the transform's proven digits where sigma^2 t / E <= 30 and t >= 3, else a proven
+bracket of the one-epoch loss composed) beside the two accountants that compute it, on the
+same queries, with the time ratio.
 
     python3 benchmarks/bench_allocation.py --timeout 300
     python3 benchmarks/bench_allocation.py --sigma 1 --steps 100 1000 --delta 1e-5

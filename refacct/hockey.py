@@ -114,8 +114,8 @@ class Standard(Engine):
             return None
         try:
             return TRANSFORM.ceiling(target, request)
-        except InputError:
-            return None
+        except (ValueError, ArithmeticError):   # no M, or Arb failed: the answer is not
+            return None                         # changed, only its cost
 
     def known(self, target, request: Request) -> Optional[DeltaResult]:
         if request.kind == "epsilon":
