@@ -50,7 +50,8 @@ at most X^N below it and decreasing beyond it; X < x needs every Z_i < t x),
 
 and |D_N(e^{u + i theta})| <= D_N(e^u cos theta_0).  Each part times e^{kappa u} is
 log-concave in u (Phi is log-concave, sqrt(e^u) convex), so once the ratio of consecutive
-terms is at most 1/2 every later ratio is, and the rest is at most twice the next term.
+terms is some rho < 1 every later ratio is at most rho, and the rest is at most
+rho / (1 - rho) times the last term: the walk stops at rho <= ``TAIL_RATIO``.
 
 **Decay** (``decay``).  For real eta with |b eta| < pi, moving every G_i to G_i + i eta
 multiplies X by e^{i b eta} and the Gaussian weights by e^{-i eta G_i + eta^2 / 2}; the
@@ -76,6 +77,7 @@ SLOPE = Fraction(3, 4)     # pi/2 - theta_0: the cancellation e^{SLOPE |beta|} p
 STRIP = Fraction(3, 5)     # rho < SLOPE
 TAYLOR = 10                # J: the terms of D_N summed in closed form below u_lo
 MAX_TAIL = 100_000         # terms walked above u_hi before giving up (an infinite bound)
+TAIL_RATIO = Fraction(7, 8)   # the ratio of consecutive tail terms that ends the walk
 
 
 def _power(coefficients: Sequence, exponent: int, length: int) -> List:
@@ -214,8 +216,8 @@ class EpochMoments:
                     if now is None:
                         return arb("inf")
                     term = now[which]
-                    if last is not None and term <= last / 2:
-                        total += 2 * term
+                    if last is not None and term <= to_arb(TAIL_RATIO) * last:
+                        total += term / (1 - term / last)      # this term and the rest
                         break
                     total += term
                     last, k = term, k + 1
