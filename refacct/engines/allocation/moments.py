@@ -14,7 +14,8 @@ x^{a - N} = (1 / Gamma(N - a)) int_0^inf s^{N - a - 1} e^{-sx} ds, so
     D_N(s) = E[X^N e^{-sX}] = t^{-N} N! [x^N] (sum_{k <= N} psi_k(s / t) x^k / k!)^t,
 
 psi_k(w) = E[Z^k e^{-wZ}] = e^{b^2 k (k - 1) / 2} phi(w e^{k b^2}) (Z^k tilts G by k b),
-phi the lognormal's Laplace transform (``lognormal.laplace``).  D_N is analytic on
+phi the lognormal's Laplace transform (``lognormal.laplace_ray``: every node of a ray
+from one trapezoidal rule).  D_N is analytic on
 Re s > 0, where |D_N(s)| <= D_N(Re s).
 
 **A ray without cancellation.**  With a = alpha + i beta and kappa = N - alpha > 0, the
@@ -69,7 +70,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ... import progress
 from ..arb import acb, arb, flint, power_log, to_arb
 from ..transform.contour import power_sums
-from .lognormal import laplace
+from .lognormal import laplace_ray
 
 __all__ = ["EpochMoments", "EpochLoss", "epoch_loss"]
 
@@ -78,6 +79,15 @@ STRIP = Fraction(3, 5)     # rho < SLOPE
 TAYLOR = 10                # J: the terms of D_N summed in closed form below u_lo
 MAX_TAIL = 100_000         # terms walked above u_hi before giving up (an infinite bound)
 TAIL_RATIO = Fraction(7, 8)   # the ratio of consecutive tail terms that ends the walk
+FINEST = 2 ** 40           # the finest ray: node k of a ray of m nodes a unit is k FINEST / m
+
+
+def _key(k: int, m: int) -> int:
+    """The key of u_k = k b^2 / m (m a power of 2 up to ``FINEST``): one integer for every
+    ray that holds the node (a finer ray holds the coarser's nodes)."""
+    if FINEST % m:
+        raise ValueError(f"the ray's nodes a unit must divide {FINEST}, got {m}")
+    return k * (FINEST // m)
 
 
 def _power(coefficients: Sequence, exponent: int, length: int) -> List:
@@ -152,34 +162,33 @@ class EpochMoments:
 
     def _phis(self, sign: int, m: int, lo: int, hi: int) -> Dict[int, "acb"]:
         """phi(e^{u_k + i theta} / t), u_k = k b^2 / m, theta = -sign theta_0, for k = lo ..
-        hi, at the current precision or more; kept by u_k / b^2 (m a power of 2: a finer
-        ray holds the nodes of the coarser)."""
+        hi, at the current precision or more; kept by u_k / b^2 (``_key``)."""
         known = self._phi.setdefault(sign, {})
         prec = flint.ctx.prec
         missing = [k for k in range(lo, hi + 1)
-                   if known.get(Fraction(k, m), (0, None))[0] < prec]
+                   if known.get(_key(k, m), (0, None))[0] < prec]
         if missing:
+            progress.note(f"random allocation over epochs: phi at {len(missing)} nodes")
             b = 1 / to_arb(self.sigma)
             theta = -sign * (arb.pi() / 2 - to_arb(SLOPE))
             step = to_arb(self.b2) / m
-            for i, k in enumerate(missing):
-                if i % 64 == 0:
-                    progress.note(f"random allocation over epochs: phi at node {i + 1} of "
-                                  f"{len(missing)}")
-                w = acb(k * step - arb(self.t).log(), theta).exp()
-                known[Fraction(k, m)] = (prec, laplace(w, b, prec))
-        return {k: known[Fraction(k, m)][1] for k in range(lo, hi + 1)}
+            first = min(missing)
+            values = laplace_ray(first * step - arb(self.t).log(), step,
+                                 max(missing) - first + 1, theta, b, prec)
+            for k in missing:
+                known[_key(k, m)] = (prec, values[k - first])
+        return {k: known[_key(k, m)][1] for k in range(lo, hi + 1)}
 
     def _nodes(self, sign: int, m: int, n: int, lo: int, hi: int) -> List["acb"]:
         """D_N at the nodes k = lo .. hi of the ray (``_node``), kept like phi."""
         known = self._d.setdefault((sign, n), {})
         prec = flint.ctx.prec
-        if any(known.get(Fraction(k, m), (0, None))[0] < prec for k in range(lo, hi + 1)):
+        if any(known.get(_key(k, m), (0, None))[0] < prec for k in range(lo, hi + 1)):
             phis = self._phis(sign, m, lo, hi + n * m)
             for k in range(lo, hi + 1):
-                if known.get(Fraction(k, m), (0, None))[0] < prec:
-                    known[Fraction(k, m)] = (prec, self._node(phis, k, m, n))
-        return [known[Fraction(k, m)][1] for k in range(lo, hi + 1)]
+                if known.get(_key(k, m), (0, None))[0] < prec:
+                    known[_key(k, m)] = (prec, self._node(phis, k, m, n))
+        return [known[_key(k, m)][1] for k in range(lo, hi + 1)]
 
     def _node(self, phis: Dict[int, "acb"], k: int, m: int, n: int) -> "acb":
         """D_N at the node k (module docstring), psi_j from phi at the node k + j m."""
@@ -198,7 +207,7 @@ class EpochMoments:
         with flint.ctx.workprec(64):
             b = 1 / to_arb(self.sigma)
             b2, cos0 = to_arb(self.b2), (arb.pi() / 2 - to_arb(SLOPE)).cos()
-            log_t, total = arb(self.t).log(), arb(0)
+            log_t, total, ratio = arb(self.t).log(), arb(0), to_arb(TAIL_RATIO)
 
             def parts(k):
                 u = k * step
@@ -216,7 +225,7 @@ class EpochMoments:
                     if now is None:
                         return arb("inf")
                     term = now[which]
-                    if last is not None and term <= to_arb(TAIL_RATIO) * last:
+                    if last is not None and term <= ratio * last:
                         total += term / (1 - term / last)      # this term and the rest
                         break
                     total += term
@@ -235,14 +244,26 @@ class EpochMoments:
             return -int((need / step).upper().ceil().unique_fmpz()) - 1
 
     def _upper_end(self, kappa: "arb", n: int, step: "arb", first: int, bits: int) -> int:
-        """The last node kept: where the bound above falls below 2^-bits (steering)."""
+        """The last node kept: where the bound above falls below 2^-bits, searched on a
+        grid of one unit of u by doubling and halving (the bound falls with its first node;
+        steering only: whatever it returns, the bound above it is computed), or past
+        u = 200."""
         aim = arb(2) ** -bits
-        k, stride = max(first, 0), max(1, int((1 / step).upper().ceil().unique_fmpz()))
-        while not self._above(kappa, n, step, k) < aim:
-            k += stride
-            if k * step > 200:
-                break
-        return k
+        stride = max(1, int((1 / step).upper().ceil().unique_fmpz()))
+
+        def done(k):
+            return k * step > 200 or self._above(kappa, n, step, k) < aim
+        low = max(first, 0)
+        if done(low):
+            return low
+        jump = stride
+        while not done(low + jump):
+            low, jump = low + jump, 2 * jump
+        high = low + jump                   # done(high), not done(low)
+        while high - low > stride:
+            mid = low + (high - low) // (2 * stride) * stride
+            low, high = (low, mid) if done(mid) else (mid, high)
+        return high
 
     def _step(self, kappa: "arb", g: "arb", mu: "arb", top: "arb", bits: int) -> int:
         """m, a power of 2, with the rule's error at D = b^2 / m below 2^-bits of A(alpha)
