@@ -322,3 +322,24 @@ def test_a_failed_certification_falls_back_to_the_quadrature(monkeypatch):
     r = api.delta(SUBSAMPLED ** 2, "1/2")
     assert r.engine == "quadrature"
     assert proven.lower <= r.upper and r.lower <= proven.upper
+
+
+@pytest.mark.parametrize("sigma, steps, falls_back", [
+    ("1", 10, True), ("1/2", 100, True),      # sigma^2 t = 10, 25
+    ("1/2", 10, False),                       # 2.5: below the least spread
+    ("2", 10, False),                         # 40: its inversion answers (no fallback)
+    ("1", 2, False),                          # t = 2: one rigorous integral
+])
+def test_one_epoch_falls_back_on_the_transform_within_its_spreads(sigma, steps, falls_back):
+    """One epoch of random allocation: proven balls, and where their inversion runs out
+    of nodes the transform of the moments at E = 1, for sigma^2 t within
+    [ONE_EPOCH_MIN_SPREAD, EPOCHS_MAX_SPREAD] from 3 steps on."""
+    def make(k):
+        return mechanisms.build(mechanisms.gaussian(sigma), "random-allocation",
+                                "add-remove", steps=steps, epochs=k)
+    route = routing.route_entry(make, 1)
+    assert route.engine.name == "random-allocation" and route.steps == 1
+    if falls_back:
+        assert route.fallback.engine is TRANSFORM and route.fallback.steps == 1
+    else:
+        assert route.fallback is None
