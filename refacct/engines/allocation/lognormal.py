@@ -93,8 +93,8 @@ def laplace_ray(start: "arb", step: "arb", count: int, theta: "arb", b: "arb",
     h), E decreasing and h sum_j e^{-x_j^2/2} <= sqrt(2 pi) + h; or the Gaussian tail
     alone).  Each bound goes into the node's radius; a, h, J and R only steer."""
     eta = -theta / b
-    lift = float((eta * eta / 2).mid())
-    work = bits + int(lift / math.log(2)) + 16
+    lift = eta * eta / (2 * arb(2).log())     # bits the factor e^{eta^2/2} cancels
+    work = bits + int(lift.upper().ceil().unique_fmpz()) + 16
     with flint.ctx.workprec(work):
         need = arb(work) * arb(2).log()
         a = min(arb.pi() / (2 * b), arb(STRIP_CAP))
