@@ -20,8 +20,10 @@
 #
 # * **random allocation** (balls-and-bins: each example in exactly one of the t steps of
 #   each epoch; Chua et al., "Balls-and-Bins Sampling for DP-SGD", AISTATS 2025,
-#   arXiv:2412.16802): ε(10⁻⁵) for one epoch as a proven ball, for E epochs as a proven
-#   bracket (`epochs=E`: the one-epoch pair composed E times on a lattice);
+#   arXiv:2412.16802): ε(10⁻⁵) for one epoch as a proven ball, for E epochs as proven
+#   digits where σ² t / E ≤ 30 (`epochs=E`: the many-step transform on the lognormal mean's
+#   moments) and as a proven bracket elsewhere (the one-epoch pair composed E times on a
+#   lattice: the transform's nodes grow with σ² t / E, and at 47 it gave no digit in 129 s);
 # * **Poisson sampling** with q = 1/t for E t steps, what the accountants assume: ε(10⁻⁵)
 #   with proven digits (the many-step transform);
 # * **shuffling** (ABLQ_S, 002): only a lower bound is known; 002 eq. (7) gives one for one
@@ -34,6 +36,7 @@
 
 # %%
 import math
+from fractions import Fraction
 
 import matplotlib.pyplot as plt
 
@@ -41,6 +44,7 @@ import _nb
 import refacct
 from refacct.mechanisms import build, gaussian
 from refacct.result import exact_rational
+from refacct.routing import EPOCHS_MAX_SPREAD
 
 QUICK = _nb.quick()
 SIGMA, DELTA = "1.1", "1e-5"
@@ -49,10 +53,16 @@ if not QUICK:
     SETTINGS["TF Privacy MNIST, t = 240"] = (240, [1, 2, 5, 10, 20, 40, 60])
 
 
+def in_digits(t: int, E: int) -> bool:
+    """Does ``"auto"`` give E epochs of t steps digits (one epoch's ball, or the transform)?"""
+    return E == 1 or Fraction(SIGMA) ** 2 * t <= EPOCHS_MAX_SPREAD * E
+
+
 def allocation(t: int, E: int):
-    """eps(DELTA) of E epochs of random allocation: a ball (one epoch) or a bracket."""
+    """eps(DELTA) of E epochs of random allocation: proven digits, or a proven bracket."""
     entry = build(gaussian(SIGMA), "random-allocation", "add-remove", steps=t, epochs=E)
-    return refacct.epsilon(entry, DELTA, **({"digits": 10} if E == 1 else {"width": "1e-3"}))
+    return refacct.epsilon(entry, DELTA, **({"digits": 10} if in_digits(t, E) else
+                                            {"width": "1e-3"}))
 
 
 def poisson(t: int, E: int):
@@ -98,11 +108,12 @@ for name, (t, epochs) in SETTINGS.items():
     runs = found[name]
     for E, a, p in zip(epochs, runs["allocation"], runs["poisson"]):
         saving = 1 - exact_rational(a.upper) / exact_rational(p.lower)   # "at least": down
-        rows.append([name, E, bracket(a), _nb.shown(p, 8),
+        shown = _nb.shown(a, 10) if in_digits(t, E) else bracket(a)
+        rows.append([name, E, shown, _nb.shown(p, 8),
                      f"{math.floor(saving * 1000) / 10:.1f}%",
                      _nb.shown(runs["shuffle"], 4)])
 _nb.table("random_allocation", "ε(1e-5) over epochs: random allocation, Poisson, shuffling",
-          ["setting", "E", "random allocation ε ∈", "Poisson ε", "allocation below Poisson by "
+          ["setting", "E", "random allocation ε", "Poisson ε", "allocation below Poisson by "
            "at least", "shuffling ε ≥ (one epoch)"], rows,
           "Random allocation and Poisson sampling: add-remove, proven; shuffling: 002 eq. (7), "
           "zero-out, a lower bound for every E.")
