@@ -80,3 +80,28 @@ def test_the_command_line_is_never_silent_for_long_in_a_pipe(monkeypatch):
     monkeypatch.setattr(progress, "HEARTBEAT_FIRST", 30.0)
     assert main(["delta", "gaussian", "--sigma", "1", "--eps", "1"]) == 0
     assert err.getvalue() == ""
+
+
+def test_the_heartbeat_names_the_peer_being_asked(monkeypatch):
+    """Validating a peer: a long wait on its answer names the accountant, the case and the
+    query, not refacct's own work (a peer's FFT can run for minutes)."""
+    import time
+
+    from refacct.validation.adapters import Accountant
+    from refacct.validation.cases import load_cases, select
+    from refacct.validation.harness import validate
+    err = io.StringIO()
+    monkeypatch.setattr(progress, "_stream", lambda: err)
+    monkeypatch.setattr(progress, "HEARTBEAT_FIRST", 0.05)
+    monkeypatch.setattr(progress, "HEARTBEAT_EVERY", 0.05)
+
+    def slow(query):
+        time.sleep(0.3)
+        return None
+
+    case = select(load_cases(suite="reference"), ["*"])[0]
+    with progress.heartbeat():
+        rows = validate([Accountant("slowpoke", "upper", lambda c: slow)], [case])
+    assert rows and {r.verdict.verdict for r in rows} == {"n/a"}
+    text = err.getvalue()
+    assert f"asking slowpoke: {case.name} {case.queries[0]}" in text

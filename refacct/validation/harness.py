@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import List, Optional, Sequence
 
+from .. import progress
 from .adapters import Accountant
 from .cases import Case, Query
 from .verdicts import (DEFAULT_TOLERANCE, FAILING, Verdict, exact_value, flag_non_monotone, judge,
@@ -56,7 +57,8 @@ def any_failing(rows: Sequence[Row]) -> bool:
 def _case_rows(acc: Accountant, case: Case, tolerance: Fraction) -> List[Row]:
     start = time.perf_counter()
     try:
-        answer = acc.prepare(case)
+        with progress.task(f"asking {acc.name}: {case.name}"):
+            answer = acc.prepare(case)
     except Exception as exc:  # a peer's failure is a finding, not a crash
         spent = time.perf_counter() - start
         return [_raised(acc, case, q, exc, spent if i == 0 else 0.0)
@@ -71,7 +73,8 @@ def _case_rows(acc: Accountant, case: Case, tolerance: Fraction) -> List[Row]:
 def _ask(acc: Accountant, case: Case, query: Query, answer, tolerance, spent: float) -> Row:
     start = time.perf_counter()
     try:
-        reported = None if answer is None else answer(query)
+        with progress.task(f"asking {acc.name}: {case.name} {query}"):
+            reported = None if answer is None else answer(query)
     except Exception as exc:
         return _raised(acc, case, query, exc, spent + time.perf_counter() - start)
     seconds = spent + time.perf_counter() - start
