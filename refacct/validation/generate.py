@@ -25,9 +25,8 @@ at alpha = 1e-3, 1e-2, 1/10, 1/2 (``TRADEOFF_QUERIES``), for the f-DP accountant
 Gaussian ones also ask calibrations: the smallest sigma whose advantage is at most a target,
 and for one of them whose beta(1/10) is at least a target (error rates).  The ``alloc-``
 cases are random allocation: one epoch (sigma 1/2 .. 5, 10 .. 10^4 steps an epoch; two steps at
-sigma 1) and,
-as proven brackets, 10 to 100 epochs (``_EPOCHS``), with delta at two eps each and
-eps(1e-5), eps(1e-10).
+sigma 1) and 5 to 100 epochs (``_EPOCHS``: proven digits where the transform reaches, else
+proven brackets), with delta at two eps each and eps(1e-5), eps(1e-10).
 """
 from __future__ import annotations
 
@@ -297,12 +296,17 @@ _ALLOCATIONS = (("1/2", 1000, "1/2", "1"), ("1/2", 10_000, "1/2", "1"), ("1", 10
                 ("1", 2, "1", "2"))
 ALLOCATION_DELTAS = ("1e-5", "1e-10")
 # (sigma, steps of the epoch, epochs, the two eps of its delta(eps) queries, the delta of its
-# eps(delta) queries) of random allocation over epochs: proven brackets (refacct.brackets),
-# a few minutes each.  At sigma 1, t = 100 the loss beyond the one-epoch table's strike cap
-# (refacct.engines.allocation.cells) weighs more than 1e-10 over ten epochs: eps(1e-5) only.
-_EPOCHS = (("1", 100, 10, ("1", "2"), ("1e-5",)),
-           ("2", 1000, 20, ("1/4", "1/2"), ALLOCATION_DELTAS),
-           ("1", 10_000, 100, ("1/2", "1"), ALLOCATION_DELTAS))
+# eps(delta) queries, method) of random allocation over epochs.  "bracket": proven brackets
+# (refacct.brackets), a few minutes each; at sigma 1, t = 100 the loss beyond the one-epoch
+# table's strike cap (refacct.engines.allocation.cells) weighs more than 1e-10 over ten
+# epochs: eps(1e-5) only.  "auto": 20 proven digits from the transform where sigma^2 t / E
+# <= refacct.routing.EPOCHS_MAX_SPREAD (Opacus' CIFAR-10 tutorial over 20 epochs, and
+# sigma 1, t = 100 over 5), about 20-60 s a query.
+_EPOCHS = (("1", 100, 10, ("1", "2"), ("1e-5",), "bracket"),
+           ("2", 1000, 20, ("1/4", "1/2"), ALLOCATION_DELTAS, "bracket"),
+           ("1", 10_000, 100, ("1/2", "1"), ALLOCATION_DELTAS, "bracket"),
+           ("1", 100, 5, ("1", "2"), ALLOCATION_DELTAS, "auto"),
+           ("11/10", 195, 20, ("1", "2"), ALLOCATION_DELTAS, "auto"))
 
 
 def _allocations() -> Iterator[Dict]:
@@ -325,11 +329,13 @@ def _allocations() -> Iterator[Dict]:
                          {"scheme": "random-allocation"}, relation, 10,
                          note="random allocation, one epoch, one order"),
                    queries=queries("2", ("1/2", "1")))
-    for sigma, steps, epochs, eps, deltas in _EPOCHS:
+    for sigma, steps, epochs, eps, deltas, method in _EPOCHS:
+        how = ("the one-epoch loss composed, proven brackets" if method == "bracket" else
+               "the transform of the one-epoch loss's moments, proven digits")
         yield dict(_case(f"alloc-add-remove-s{sigma}-t{steps}-E{epochs}", _gaussian(sigma),
                          {"scheme": "random-allocation", "epochs": epochs}, "add-remove", steps,
-                         note=f"random allocation, {epochs} epochs (arXiv:2412.16802; the "
-                              "one-epoch loss composed, proven brackets)", method="bracket"),
+                         note=f"random allocation, {epochs} epochs (arXiv:2412.16802; {how})",
+                         method=method),
                    queries=[{"kind": "delta", "at": e} for e in eps]
                    + [{"kind": "epsilon", "at": d} for d in deltas])
 
