@@ -89,6 +89,30 @@ def test_a_decay_bound_aimed_too_high_is_aimed_lower():
         assert hi - lo <= mp.mpf(10) ** -20 * lo
 
 
+class _Cancelling(GaussianShifts):
+    """Gaussian shifts whose every ln M carries a radius of 2^(40 - prec), as a loss whose
+    values come out of cancellation (one epoch of random allocation loses bits so on its
+    rays): at few bits the trapezoidal sum says nothing, not even its sign."""
+
+    def log_mgf(self, z: "acb") -> "acb":
+        return super().log_mgf(z) + acb(arb(0, arb(2) ** (40 - flint.ctx.prec)))
+
+
+def test_a_sum_lost_in_its_own_rounding_gets_bits_not_a_finer_step():
+    """m = 1 at eps = 10 (delta ~ 1e-22) from a plan of 32 bits, each value's radius
+    2^8: the sum has no lower end while every error bound is tiny, so the refinement raises
+    the precision and keeps h and the range.  Halving h, as an aliasing budget of 0 asked,
+    gains nothing: one epoch of random allocation went from 185 nodes to the budget of 8192
+    that way and answered [0, 1]."""
+    loss = _Cancelling(F(1))
+    plan = replace(_first_plan(GaussianShifts(F(1)), F(10), 20), prec=32)
+    found, nodes = delta_enclosure(loss, F(10), 20, plan)
+    assert nodes.plan.h == plan.h and nodes.plan.n == plan.n and nodes.plan.prec > 64
+    with mp.workdps(60):
+        lo, hi = ends(found)
+        assert lo <= truth(F(1), 10) <= hi and hi - lo <= mp.mpf(10) ** -20 * lo
+
+
 def _misses(found, value) -> bool:
     """Does the trapezoidal sum alone, with its rounding radius, miss the truth?"""
     with flint.ctx.workprec(found.prec):

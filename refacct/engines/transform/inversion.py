@@ -64,6 +64,7 @@ __all__ = ["Plan", "Enclosure", "Grid", "grid", "on_grid", "enclose", "delta_enc
            "trapezoid", "log_k"]
 
 MAX_ROUNDS = 12
+MAX_PREC = 2048   # bits: a sum whose own rounding hides its sign is given more up to here
 MAX_NODES = 8192   # nodes on each side of 0 where each value is its own integral (seconds each)
 SUBTRACTED_MAX_NODES = 2 ** 17   # a range steered by the subtracted bound (rows: ~1 ms a node)
 
@@ -233,11 +234,18 @@ def _refined(nodes: Grid, found: Enclosure, digits: int, loss, eps: Fraction
     is set by the integrand's peak, far above delta when delta_T(eps) is much smaller than
     the saddle suggests; a bound far below its aim does not follow it, as the closed form
     of Gaussian shifts), else double the range; else raise the precision (``_more_bits``).
+    First of all, where the sum has no lower end and its own radius exceeds every bound,
+    only rounding is left: more bits, up to ``MAX_PREC`` (the aliasing budget, 10^-digits
+    of that lower end, is then 0 and would halve h to the node budget for nothing).
     None when more nodes are needed than the plan's budget."""
     plan = nodes.plan
     with flint.ctx.workprec(plan.prec):
         scale = max(found.total.lower(), arb(0))
         budget = arb(10) ** (-digits) * scale / 4
+        bounds = max(found.below.upper(), found.above.upper(), found.truncation.upper())
+        if not scale > 0 and found.total.rad() > bounds:   # the sum's own rounding
+            return replace(plan, prec=_more_bits(found, digits)) \
+                if plan.prec < MAX_PREC else None
         aliased = found.below > budget or found.above > budget
         truncated = found.truncation > budget
         met = False
