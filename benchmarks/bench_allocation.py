@@ -1,5 +1,5 @@
 """Random allocation: eps(delta) from refacct (one epoch: a proven ball, 20 digits; E > 1
-epochs: the transform's proven digits where sigma^2 t / E <= 30 and t >= 3, else a proven
+epochs: the transform's proven digits where sigma^2 t / E <= 120 and t >= 3, else a proven
 bracket of the one-epoch loss composed) beside the two accountants that compute it, on the
 same queries, with the time ratio.
 

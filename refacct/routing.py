@@ -113,13 +113,17 @@ depend on the steps, read off its 1-step and 2-step entries:
   allocation (``Allocated``) has proven balls for one epoch (``refacct.allocation``) and
   over E epochs the transform (``engines.allocation.moments``), whose nodes grow as the
   square root of sigma^2 t / E (the decay e^{-E b^2 s^2 / (2t)} of M_E(c + is), b =
-  1/sigma), up to ``EPOCHS_MAX_SPREAD`` (17-19 s at sigma 1, t = 100 over 5 to 20
-  epochs and at sigma 1.1, t = 195 over 20, spread 12) and from 3 steps an epoch, else proven brackets (or with
-  ``method="bracket"``); one epoch whose inversion is out of its node budget (few steps,
-  small sigma) falls back on the same transform at E = 1 where ``ONE_EPOCH_MIN_SPREAD`` <=
-  sigma^2 t <= ``EPOCHS_MAX_SPREAD`` (sigma 1, t 10: 52 s; sigma 1/2, t 100: 116 s; below
-  the least spread the strike e^eps grows and the nodes with it: sigma 1/2, t 10 ran past
-  400 s).
+  1/sigma), up to ``EPOCHS_MAX_SPREAD`` and from 3 steps an epoch, else proven brackets
+  (or with ``method="bracket"``).  eps(1e-5) under add-remove, 2 cores: 17-19 s at
+  sigma 1, t = 100 over 5 to 20 epochs and at sigma 1.1, t = 195 over 20 (spread 12); 45 s
+  at t = 195 over 5 and 2 epochs (47, 118); 31 s at sigma 5, t = 100, E = 25 (100), 121 s
+  at sigma 1, t = 10^4, E = 100 (100), 174 s at sigma 1/2, t = 1000, E = 3 (83), 259 s at
+  sigma 1/2, t = 10^4, E = 25 (100); at spread 200 (sigma 2, t = 1000, E = 20) 215 s,
+  left to the bracket.  One epoch whose inversion is out of its
+  node budget (few steps, small sigma) falls back on the same transform at E = 1 where
+  ``ONE_EPOCH_MIN_SPREAD`` <= sigma^2 t <= ``ONE_EPOCH_MAX_SPREAD`` (sigma 1, t 10: 52 s;
+  sigma 1/2, t 100: 116 s; below the least spread the strike e^eps grows and the nodes
+  with it: sigma 1/2, t 10 ran past 400 s).
 """
 from __future__ import annotations
 
@@ -148,7 +152,8 @@ __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX
            "EXACT_MAX_STEPS",
            "MAX_MIXED_STEPS", "MIXED_EXACT_MAX_STEPS", "MIXED_GENERAL_MAX_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_STEPS", "TRANSFORM_MIN_RATE",
            "FEW_STEPS_MIN_USES", "FEW_STEPS_MIN_SPREAD", "PUBLIC_MIN_STEPS",
-           "LAPLACE_MIN_OFF_ATOMS", "LAPLACE_BEYOND_OFF_ATOMS", "EPOCHS_MAX_SPREAD", "ONE_EPOCH_MIN_SPREAD", "ENGINES",
+           "LAPLACE_MIN_OFF_ATOMS", "LAPLACE_BEYOND_OFF_ATOMS", "EPOCHS_MAX_SPREAD", "ONE_EPOCH_MIN_SPREAD",
+           "ONE_EPOCH_MAX_SPREAD", "ENGINES",
            "SHUFFLED_ENGINES", "Route", "compositions", "self_composition", "route_pair",
            "route_entry"]
 
@@ -168,8 +173,9 @@ TRANSFORM_MIN_RATE = Fraction(1, 10 ** 5)
 FEW_STEPS_MIN_USES = Fraction(1, 100)
 FEW_STEPS_MIN_SPREAD = Fraction(1, 2)
 PUBLIC_MIN_STEPS = 20
-EPOCHS_MAX_SPREAD = 30
+EPOCHS_MAX_SPREAD = 120
 ONE_EPOCH_MIN_SPREAD = 5
+ONE_EPOCH_MAX_SPREAD = 30
 STANDARD = "standard engines"
 CERTIFIED_WHY = ("two compositions: the certified engine's proven enclosures, the standard "
                  "engines where it falls short")
@@ -443,7 +449,7 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
         entry = make(T)
         spread = entry.sigma ** 2 * entry.steps
         fallback = Route(entry, 1, TRANSFORM, ALLOCATED_TRANSFORM) \
-            if entry.steps >= 3 and ONE_EPOCH_MIN_SPREAD <= spread <= EPOCHS_MAX_SPREAD \
+            if entry.steps >= 3 and ONE_EPOCH_MIN_SPREAD <= spread <= ONE_EPOCH_MAX_SPREAD \
             else None
         return Route(entry, 1, ALLOCATION, ALLOCATED, fallback)
     count, continuous = compositions(one)

@@ -333,7 +333,7 @@ def test_a_failed_certification_falls_back_to_the_quadrature(monkeypatch):
 def test_one_epoch_falls_back_on_the_transform_within_its_spreads(sigma, steps, falls_back):
     """One epoch of random allocation: proven balls, and where their inversion runs out
     of nodes the transform of the moments at E = 1, for sigma^2 t within
-    [ONE_EPOCH_MIN_SPREAD, EPOCHS_MAX_SPREAD] from 3 steps on."""
+    [ONE_EPOCH_MIN_SPREAD, ONE_EPOCH_MAX_SPREAD] from 3 steps on."""
     def make(k):
         return mechanisms.build(mechanisms.gaussian(sigma), "random-allocation",
                                 "add-remove", steps=steps, epochs=k)
@@ -343,3 +343,21 @@ def test_one_epoch_falls_back_on_the_transform_within_its_spreads(sigma, steps, 
         assert route.fallback.engine is TRANSFORM and route.fallback.steps == 1
     else:
         assert route.fallback is None
+
+
+@pytest.mark.parametrize("steps, epochs, transform", [
+    (195, 2, True),       # sigma^2 t / E = 1.21 * 195 / 2 = 117.975: the transform
+    (200, 2, False),      # 121: the lattice bracket
+    (2, 20, False),       # two steps an epoch: the bracket, whatever the spread
+])
+def test_epochs_take_the_transform_up_to_their_spread(steps, epochs, transform):
+    """E epochs of random allocation (sigma 1.1): the transform of the moments where
+    sigma^2 t / E <= EPOCHS_MAX_SPREAD and t >= 3, with the bracket as its fallback; else
+    the bracket alone."""
+    entry = mechanisms.build(mechanisms.gaussian("11/10"), "random-allocation", "add-remove",
+                             steps=steps, epochs=epochs)
+    route = api.route(entry)
+    if transform:
+        assert route.engine is TRANSFORM and route.fallback.engine is routing.BRACKET
+    else:
+        assert route.engine is routing.BRACKET and route.fallback is None
