@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
 import sys
 import time
 import warnings
@@ -48,8 +49,23 @@ def mine(sigma: str, steps: int, delta: str, epochs: int):
         found = refacct.epsilon(entry, delta)
     except OutOfReach:
         return "refused"
-    return (float(found.lower), float(found.upper), found.verified_digits or 0,
-            time.perf_counter() - start)
+    return _shown(found, time.perf_counter() - start)
+
+
+def _shown(found, seconds: float):
+    """(lower, upper, digits, seconds, text): the proven ends as floats rounded outward
+    (for the verdicts), and the midpoint of the exact ends to the digits they guarantee
+    (at most 17, at least 3 for a bracket's centre)."""
+    import mpmath
+    from refacct.result import exact_rational
+    lower, upper = exact_rational(found.lower), exact_rational(found.upper)
+    digits = found.verified_digits or 0
+    middle = (lower + upper) / 2
+    with mpmath.workdps(40):
+        text = mpmath.nstr(mpmath.mpf(middle.numerator) / middle.denominator,
+                           min(17, max(digits, 3)))
+    return (math.nextafter(float(lower), -math.inf), math.nextafter(float(upper), math.inf),
+            digits, seconds, text)
 
 
 def pld_accounting(sigma: str, steps: int, delta: str, epochs: int):
@@ -117,7 +133,7 @@ def main(argv=None) -> int:
         if ours in (None, "refused"):
             print(head + f"{ours or 'timeout':<26}")
             continue
-        text = f"{(ours[0] + ours[1]) / 2:.17g}"
+        text = ours[4]
         head += f"{text:<26} {ours[2]:>3} {ours[3]:>6.2f}  "
         for name, job in (("pld-accounting", pld_accounting),
                           ("random-allocation", random_allocation)):

@@ -22,8 +22,8 @@
 #   each epoch; Chua et al., "Balls-and-Bins Sampling for DP-SGD", AISTATS 2025,
 #   arXiv:2412.16802): ε(10⁻⁵) for one epoch as a proven ball, for E epochs as proven
 #   digits where σ² t / E ≤ 120 (`epochs=E`: the many-step transform on the lognormal
-#   mean's moments; all but TF Privacy's 2 epochs, 145) and as a proven bracket elsewhere (the one-epoch pair
-#   composed E times on a lattice);
+#   mean's moments; all but TF Privacy's 2 epochs, 145) and as a proven bracket elsewhere
+#   (the one-epoch pair composed E times on a lattice);
 # * **Poisson sampling** with q = 1/t for E t steps, what the accountants assume: ε(10⁻⁵)
 #   with proven digits (the many-step transform);
 # * **shuffling** (ABLQ_S, 002): only a lower bound is known; 002 eq. (7) gives one for one
@@ -36,15 +36,14 @@
 
 # %%
 import math
-from fractions import Fraction
 
 import matplotlib.pyplot as plt
 
 import _nb
 import refacct
+from refacct import api
 from refacct.mechanisms import build, gaussian
 from refacct.result import exact_rational
-from refacct.routing import EPOCHS_MAX_SPREAD
 
 QUICK = _nb.quick()
 SIGMA, DELTA = "1.1", "1e-5"
@@ -53,16 +52,20 @@ if not QUICK:
     SETTINGS["TF Privacy MNIST, t = 240"] = (240, [1, 2, 5, 10, 20, 40, 60])
 
 
+def entry(t: int, E: int):
+    return build(gaussian(SIGMA), "random-allocation", "add-remove", steps=t, epochs=E)
+
+
 def in_digits(t: int, E: int) -> bool:
-    """Does ``"auto"`` give E epochs of t steps digits (one epoch's ball, or the transform)?"""
-    return E == 1 or Fraction(SIGMA) ** 2 * t <= EPOCHS_MAX_SPREAD * E
+    """Does ``"auto"`` give E epochs of t steps digits (one epoch's ball, or the transform)
+    rather than a proven bracket?"""
+    return not api.route(entry(t, E)).bracket
 
 
 def allocation(t: int, E: int):
     """eps(DELTA) of E epochs of random allocation: proven digits, or a proven bracket."""
-    entry = build(gaussian(SIGMA), "random-allocation", "add-remove", steps=t, epochs=E)
-    return refacct.epsilon(entry, DELTA, **({"digits": 10} if in_digits(t, E) else
-                                            {"width": "1e-3"}))
+    return refacct.epsilon(entry(t, E), DELTA, **({"digits": 10} if in_digits(t, E) else
+                                                  {"width": "1e-3"}))
 
 
 def poisson(t: int, E: int):

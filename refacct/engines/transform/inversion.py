@@ -244,8 +244,8 @@ def _refined(nodes: Grid, found: Enclosure, digits: int, loss, eps: Fraction
         budget = arb(10) ** (-digits) * scale / 4
         bounds = max(found.below.upper(), found.above.upper(), found.truncation.upper())
         if not scale > 0 and found.total.rad() > bounds:   # the sum's own rounding
-            return replace(plan, prec=_more_bits(found, digits)) \
-                if plan.prec < MAX_PREC else None
+            prec = _more_bits(found, digits)
+            return replace(plan, prec=prec) if prec <= MAX_PREC else None
         aliased = found.below > budget or found.above > budget
         truncated = found.truncation > budget
         met = False
