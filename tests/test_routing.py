@@ -203,7 +203,8 @@ def test_mixed_terms_of_discrete_pairs_are_exact_up_to_their_limit():
     """WOR substitution of discrete pairs: the exact engine takes the T + 1 terms up to
     ``MIXED_EXACT_MAX_STEPS`` for randomized response (two outcomes: each term a sum
     against prefix sums), ``MIXED_GENERAL_MAX_STEPS`` for three outcomes (each term
-    expanded); one step more is refused with that limit named, never a run of hours."""
+    expanded); one step more goes to the binomial engine for two outcomes, and is refused
+    with that limit named for three, never a run of hours."""
     rr = maker("rr", "wor", relation="substitution", p="3/5", n=1000, batch=10)
     three = mechanisms.discrete(TERNARY.P, TERNARY.Q, substitution=(TERNARY.P, TERNARY.Q))
 
@@ -215,8 +216,11 @@ def test_mixed_terms_of_discrete_pairs_are_exact_up_to_their_limit():
         route = routing.route_entry(make, limit)
         assert not route.bracket and route.engine.name == "quadrature"
         assert len(route.target.terms) == limit + 1
-        with pytest.raises(ValueError, match=f"the standard engines up to {limit},"):
-            routing.route_entry(make, limit + 1)
+    assert routing.route_entry(rr, routing.MIXED_EXACT_MAX_STEPS + 1).engine.name == \
+        "binomial"
+    limit = routing.MIXED_GENERAL_MAX_STEPS
+    with pytest.raises(ValueError, match=f"the standard engines up to {limit},"):
+        routing.route_entry(ternary, limit + 1)
 
 
 def test_subsampled_laplace_takes_the_transform_from_few_steps_off_the_atoms():
