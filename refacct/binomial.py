@@ -46,7 +46,7 @@ __all__ = ["two_outcomes", "Binomial", "BINOMIAL"]
 NAME = ("binomial (every order's counts, two binomials, convolved on one tree in fixed "
         "point, rounded down with a proven slack: engines.exact.orders")
 MAX_BITS = 1 << 16   # fixed-point bits; beyond, delta is far below any query's interest
-SPACINGS = 8         # the closed form's eps interval beyond the steering's, in spacings D
+SPACINGS = 4         # the closed form's eps interval beyond the steering's, in spacings D
 STEER_SPACINGS = 32  # the steering's last interval, in spacings D
 
 
@@ -239,10 +239,11 @@ def _chernoff_end(two: TwoOutcomes, T: int, delta: Fraction):
 
 def _saddle(two: TwoOutcomes, T: int, j: int, eps):
     """ln delta_j(eps) by the saddle-point approximation (Alghamdi et al., "The saddle-point
-    method in differential privacy", ICML 2023, arXiv:2208.09595): M_j(c) e^(-c eps) /
-    (c (1 + c) sqrt(2 pi K''(c))) at K'(c) = eps, K = ln M_j the loss's cumulant generating
-    function under P (j steps A || B, T - j steps B || A); 0 where eps is below the mean
-    loss.  Only to steer."""
+    method in differential privacy", ICML 2023, arXiv:2208.09595) of the inversion integral
+    of M_j(z) e^(-z eps) / (z (z + 1)): e^(phi(c)) / sqrt(2 pi phi''(c)) at the real saddle
+    point phi'(c) = 0 of phi(z) = K(z) - z eps - ln z - ln(1 + z), K = ln M_j the loss's
+    cumulant generating function under P (j steps A || B, T - j steps B || A); 0 where eps
+    is below the mean loss.  Only to steer."""
     l = [mp.log(to_mpf(a)) - mp.log(to_mpf(b)) for a, b in zip(two.a, two.b)]
     sides = ((j, [to_mpf(a) for a in two.a], l), (T - j, [to_mpf(b) for b in two.b],
                                                    [-x for x in l]))
@@ -264,12 +265,13 @@ def _saddle(two: TwoOutcomes, T: int, j: int, eps):
     c = mp.one
     for _ in range(60):
         _, k1, k2 = moments(c)
-        step = (k1 - eps) / k2
+        step = (k1 - 1 / c - 1 / (1 + c) - eps) / (k2 + 1 / c ** 2 + 1 / (1 + c) ** 2)
         c = c - step if c - step > 0 else c / 2
         if abs(step) < mp.mpf(10) ** -12 * c:
             break
     k, _, k2 = moments(c)
-    return k - c * eps - mp.log(c * (1 + c)) - mp.log(2 * mp.pi * k2) / 2
+    return k - c * eps - mp.log(c * (1 + c)) - \
+        mp.log(2 * mp.pi * (k2 + 1 / c ** 2 + 1 / (1 + c) ** 2)) / 2
 
 
 def _saddle_epsilon(two: TwoOutcomes, T: int, delta: Fraction, end, spacing):

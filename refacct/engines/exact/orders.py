@@ -32,8 +32,10 @@ polynomial product, its window a slice of the parent's (the child's window start
 that many trials above the parent's, so a count below the parent's window stays below the
 child's, and every count the child keeps comes from the parent's window), the counts sliced
 off below added to P(K < start).  A leaf's K is I_j.  The windows of a level add up to
-O(T) counts, so the cost is O(log T) products of total length O(T); where the thresholds
-move with j (by (l_1 + l_2) / D a step), a window spans the counts between them.
+O(T) counts; where the thresholds move with j (by (l_1 + l_2) / D a step), a window spans
+the counts between them.  Rounded down, the probabilities more than about sqrt(W T) counts
+from K's mean are 0, and a window (like each binomial) is kept from its first nonzero count
+on: the products' lengths are those of the distributions' bulk, not of the windows.
 
 **Proven by rounding down.**  A probability is an integer over S = 2^W, and every
 operation is a product or sum of nonnegative numbers, each rounded down (the Bernoulli
@@ -114,38 +116,59 @@ class Cumulative(NamedTuple):
     bits: int
 
 
-def _floor(x, scale: int):
-    """x / scale rounded down: an integer, or each coefficient of an ``fmpz_poly`` (whose
-    ``//`` is polynomial division, not this)."""
-    if isinstance(x, ZP):
-        return ZP([c // scale for c in x.coeffs()])
-    return x // scale
+def _floor(poly, bits: int):
+    """Each coefficient of ``poly`` (nonnegative) divided by 2^bits, rounded down.
+    ``fmpz_poly``'s ``//`` is polynomial division, which for a constant divisor rounds each
+    coefficient on its own; its remainder is checked (every coefficient in [0, 2^bits),
+    FLINT's signed height), else the coefficients are divided one by one."""
+    scale = 1 << bits
+    quotient = poly // scale
+    if 0 <= (poly - quotient * scale).height_bits(signed=True) <= bits:
+        return quotient
+    return ZP([c // scale for c in poly.coeffs()])
+
+
+def _stripped(poly) -> Tuple[int, "flint.fmpz_poly"]:
+    """(k, poly / x^k) with k the count of ``poly``'s zero coefficients below its first
+    nonzero one (a binary search on ``truncate``: after rounding down, the probabilities
+    far out in a tail are 0, and the products need not carry them)."""
+    if poly.is_zero():
+        return 0, poly
+    lo, hi = 0, poly.length() - 1       # truncate(lo) is zero, truncate(hi + 1) is not
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if poly.truncate(mid).is_zero():
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo, poly.right_shift(lo)
 
 
 class _Binomials:
     """The binomial polynomials of one side, (1 - w + w x)^m over 2^bits rounded down, by
-    repeated squaring (each product divided by 2^bits); and exact ones, numerators over a
-    denominator, for the few trials left at a leaf."""
+    repeated squaring (each product divided by 2^bits), as (k, poly) with the k zeros below
+    the first nonzero coefficient stripped; and exact ones, numerators over a denominator,
+    for the few trials left at a leaf."""
 
     def __init__(self, u: Fraction, v: Fraction, bits: int) -> None:
         self.bits = bits
-        self.one = ZP([1 << bits])
-        self.step = {w: ZP([((x.denominator - x.numerator) << bits) // x.denominator,
-                            (x.numerator << bits) // x.denominator])
+        self.step = {w: (0, ZP([((x.denominator - x.numerator) << bits) // x.denominator,
+                                (x.numerator << bits) // x.denominator]))
                      for w, x in (("u", u), ("v", v))}
         self.masses = {w: (x.denominator - x.numerator, x.numerator, x.denominator)
                        for w, x in (("u", u), ("v", v))}
-        self._powers: Dict[Tuple[str, int], "flint.fmpz_poly"] = {}
+        self._powers: Dict[Tuple[str, int], Tuple[int, "flint.fmpz_poly"]] = {}
         self._exact: Dict[Tuple[int, int], Tuple["flint.fmpz_poly", int]] = {}
 
-    def times(self, a, b):
-        return _floor(a * b, 1 << self.bits)
+    def times(self, a, b) -> Tuple[int, "flint.fmpz_poly"]:
+        k, poly = _stripped(_floor(a[1] * b[1], self.bits))
+        return a[0] + b[0] + k, poly
 
-    def power(self, w: str, m: int):
+    def power(self, w: str, m: int) -> Tuple[int, "flint.fmpz_poly"]:
         key = (w, m)
         if key not in self._powers:
             if m == 0:
-                self._powers[key] = self.one
+                self._powers[key] = (0, ZP([1 << self.bits]))
             elif m == 1:
                 self._powers[key] = self.step[w]
             else:
@@ -169,7 +192,9 @@ def cumulative(pair: TwoOutcomes, steps: int, side: str, ranges: Sequence[Tuple[
     probabilities on its window and of P(K >= its end), three disjoint events; at a leaf
     their sum falls short of 1 by the slack d, the sum of every rounding's loss.  A
     rounded-down P(I_j < n) adds lower bounds of some of the same events' parts, and its
-    own last floor, so it falls short of the truth by at most d + 1 units."""
+    own last floor, so it falls short of the truth by at most d + 1 units.  The window is
+    kept from its first nonzero count on (``first``: the counts between start and first
+    have the lower bound 0)."""
     T = steps
     u, v = pair.side(side)
     polys = _Binomials(u, v, bits)
@@ -178,38 +203,41 @@ def cumulative(pair: TwoOutcomes, steps: int, side: str, ranges: Sequence[Tuple[
     slack = [0] * (T + 1)
     low = _window_ends(ranges)
 
-    def leaves(lo: int, hi: int, start: int, pmf, below: int, above: int) -> None:
+    def leaves(lo: int, hi: int, first: int, pmf, below: int, above: int) -> None:
         """Each order's P(I_j < n) from K's window and E_j's exact binomials."""
         for j in range(lo, hi + 1):
             numerators, den = polys.exact(j - lo, hi - j)
             product = pmf * numerators
-            first, last = ranges[j]
-            total = int(product.truncate(first - start)(1))
+            n0, n1 = ranges[j]
+            total = int(product.truncate(max(0, n0 - first))(1))
             sums = [below + total // den]
-            for c in product.right_shift(first - start).truncate(last - first).coeffs():
+            for c in product.right_shift(max(0, n0 - first)).truncate(
+                    max(0, n1 - max(n0, first))).coeffs():
                 total += int(c)
                 sums.append(below + total // den)
-            sums.extend([sums[-1]] * (last - first + 1 - len(sums)))
+            sums.extend([sums[-1]] * (n1 - n0 + 1 - len(sums)))
             values[j] = sums
             slack[j] = S - (below + above + int(product(1)) // den) + 1
 
-    def node(lo: int, hi: int, start: int, pmf, below: int, above: int) -> None:
-        """K's probabilities on counts start, start + 1, ... (``pmf``), P(K < start) and
-        P(K >= the window's end), each rounded down."""
+    def node(lo: int, hi: int, first: int, pmf, below: int, above: int) -> None:
+        """K's probabilities from count ``first`` on (``pmf``, rounded down), and lower
+        bounds of P(K < the window's start) and of P(K >= its end)."""
         progress.check()
         if hi - lo < LEAVES:
-            leaves(lo, hi, start, pmf, below, above)
+            leaves(lo, hi, first, pmf, below, above)
             return
         mid = (lo + hi) // 2
-        for a, b, fixed in ((lo, mid, polys.power("v", hi - mid)),
-                            (mid + 1, hi, polys.power("u", mid + 1 - lo))):
-            c0, c1 = low(a, b), max(r[1] for r in ranges[a:b + 1])
+        for a, b, (k, fixed) in ((lo, mid, polys.power("v", hi - mid)),
+                                 (mid + 1, hi, polys.power("u", mid + 1 - lo))):
+            c0, c1 = low(a, b), max(ranges[a][1], ranges[b][1])
+            at = first + k                  # the count of the product's first coefficient
             product = pmf * fixed
-            cut, stop = c0 - start, max(c1, c0) - start
+            cut, stop = max(0, c0 - at), max(0, c1 - at)
             kept = int(product.truncate(stop)(1))
-            sliced = int(product.truncate(cut)(1)) if cut > 0 else 0
-            window = _floor(product.right_shift(cut).truncate(stop - cut), S)
-            node(a, b, c0, window, below + sliced // S,
+            sliced = int(product.truncate(cut)(1)) if cut else 0
+            zeros, window = _stripped(_floor(product.right_shift(cut).truncate(stop - cut),
+                                             bits))
+            node(a, b, at + cut + zeros, window, below + sliced // S,
                  above + (int(product(1)) - kept) // S)
 
     c0 = low(0, T)
@@ -222,7 +250,8 @@ def cumulative(pair: TwoOutcomes, steps: int, side: str, ranges: Sequence[Tuple[
 
 def _window_ends(ranges: Sequence[Tuple[int, int]]):
     """The start of the window of orders [a, b]: the least n they ask minus the b - a trials
-    still to come, not below 0."""
+    still to come, not below 0.  The thresholds are monotone in j (linear, then clipped),
+    so the least is at an end."""
     def low(a: int, b: int) -> int:
-        return max(0, min(r[0] for r in ranges[a:b + 1]) - (b - a))
+        return max(0, min(ranges[a][0], ranges[b][0]) - (b - a))
     return low
