@@ -96,12 +96,22 @@ class _Pass:
         return ((x, x + da, y, y + db) for x, y in zip(a, b))
 
 
+def _log_ends(two: TwoOutcomes, alpha_ball):
+    """ln of the ends of ``alpha_ball`` (alpha > 0), rounded far below the atoms' spacing
+    D (``thresholds`` divides eps by D and allows an error below 1): every eps in the ball
+    gets its count in the range."""
+    lo, hi = arb_ends(alpha_ball)
+    with mp.workprec(64):
+        spacing = mp.log(to_mpf(two.a[0] * two.b[1] / (two.a[1] * two.b[0])))
+        extra = int(mp.ceil(mp.log(abs(mp.log(hi)) + 1, 2) - mp.log(spacing, 2)))
+    with mp.workprec(64 + max(0, extra)):
+        return mp.log(lo), mp.log(hi)
+
+
 def _delta_pass(two: TwoOutcomes, T: int, alpha_ball, bits: int):
     """(lower, upper, the orders whose upper end reaches the lower one) of max_j delta_j at
     e^eps in ``alpha_ball``, integers over 2^(2 bits)."""
-    with mp.workprec(64):
-        eps = mp.log(arb_ends(alpha_ball)[0]) if alpha_ball > 0 else mp.ninf
-    ranges = thresholds(two, T, eps, eps)
+    ranges = thresholds(two, T, *_log_ends(two, alpha_ball))
     run = _Pass(two, T, ranges, bits)
     a_lo, a_hi = _scaled(alpha_ball, bits)
     uppers, best_lo = [], 0
