@@ -261,8 +261,8 @@ class _Bounded:
       ``"upper"`` (only that end bounds the truth: a lower bound such as 002's, an upper
       bound such as a dominating pair's);
     * ``engine``: the engine that computed it (``refacct.engine``: "exact",
-      "quadrature", "certified", "proven-bracket", "transform", "shuffle-bound",
-      "shuffle-exact").
+      "quadrature", "certified", "proven-bracket", "transform", "binomial",
+      "random-allocation", "shuffle-bound", "shuffle-exact").
     """
 
     value: mpmath.mpf
