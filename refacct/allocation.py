@@ -109,7 +109,9 @@ class _Order:
             raise OutOfReach("random allocation over several epochs is computed here for at "
                              "least 3 steps an epoch (its lattice cells come from the "
                              "inversion of the lognormal sum's transform, which decays too "
-                             f"slowly at t = {self.t}); one epoch of t = 2 is answered")
+                             f"slowly at t = {self.t}); one epoch of t = 2 is answered, and "
+                             "from 3 epochs at sigma >= 1 the transform takes t = 2 "
+                             "(refacct.routing)")
         return allocation_loss(self.sigma, self.t, self.swap)
 
 

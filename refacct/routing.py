@@ -121,7 +121,11 @@ depend on the steps, read off its 1-step and 2-step entries:
   at t = 195 over 5 and 2 epochs (47, 118); 31 s at sigma 5, t = 100, E = 25 (100), 121 s
   at sigma 1, t = 10^4, E = 100 (100), 174 s at sigma 1/2, t = 1000, E = 3 (83), 259 s at
   sigma 1/2, t = 10^4, E = 25 (100); at spread 200 (sigma 2, t = 1000, E = 20) 215 s,
-  left to the bracket.  One epoch whose inversion is out of its
+  left to the bracket.  Two steps an epoch (no lattice cells: the brackets refuse them)
+  take the transform from ``TWO_STEPS_MIN_EPOCHS`` epochs at sigma >= ``TWO_STEPS_MIN_SIGMA``
+  (eps(1e-5) at sigma 1: E = 3 34 s, E = 5 27 s, E = 100 8 s; sigma 5, E = 5 11 s; fewer
+  epochs or less noise decay too slowly: sigma 1, E = 2 and sigma 1/2, E = 5 ran past
+  minutes) and are refused elsewhere.  One epoch whose inversion is out of its
   node budget (few steps, small sigma) falls back on the same transform at E = 1 where
   ``ONE_EPOCH_MIN_SPREAD`` <= sigma^2 t <= ``ONE_EPOCH_MAX_SPREAD`` (sigma 1, t 10: 52 s;
   sigma 1/2, t 100: 116 s; below the least spread the strike e^eps grows and the nodes
@@ -155,7 +159,8 @@ __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX
            "EXACT_MAX_STEPS",
            "MAX_MIXED_STEPS", "MIXED_EXACT_MAX_STEPS", "MIXED_GENERAL_MAX_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_STEPS", "TRANSFORM_MIN_RATE",
            "FEW_STEPS_MIN_USES", "FEW_STEPS_MIN_SPREAD", "PUBLIC_MIN_STEPS",
-           "LAPLACE_MIN_OFF_ATOMS", "LAPLACE_BEYOND_OFF_ATOMS", "EPOCHS_MAX_SPREAD", "ONE_EPOCH_MIN_SPREAD",
+           "LAPLACE_MIN_OFF_ATOMS", "LAPLACE_BEYOND_OFF_ATOMS", "EPOCHS_MAX_SPREAD", "TWO_STEPS_MIN_EPOCHS",
+           "TWO_STEPS_MIN_SIGMA", "ONE_EPOCH_MIN_SPREAD",
            "ONE_EPOCH_MAX_SPREAD", "ENGINES",
            "SHUFFLED_ENGINES", "Route", "compositions", "self_composition", "route_pair",
            "route_entry"]
@@ -177,6 +182,8 @@ FEW_STEPS_MIN_USES = Fraction(1, 100)
 FEW_STEPS_MIN_SPREAD = Fraction(1, 2)
 PUBLIC_MIN_STEPS = 20
 EPOCHS_MAX_SPREAD = 120
+TWO_STEPS_MIN_EPOCHS = 3
+TWO_STEPS_MIN_SIGMA = 1
 ONE_EPOCH_MIN_SPREAD = 5
 ONE_EPOCH_MAX_SPREAD = 30
 STANDARD = "standard engines"
@@ -447,6 +454,9 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
             _check_total(one.epochs)
             bracket = Route(make(T), one.epochs, BRACKET, ALLOCATED_EPOCHS)
             entry = make(T)
+            if not force and entry.steps == 2 and entry.epochs >= TWO_STEPS_MIN_EPOCHS and \
+                    entry.sigma >= TWO_STEPS_MIN_SIGMA:
+                return Route(entry, entry.epochs, TRANSFORM, ALLOCATED_TRANSFORM)
             if force or entry.steps < 3 or \
                     entry.sigma ** 2 * entry.steps > EPOCHS_MAX_SPREAD * entry.epochs:
                 return bracket

@@ -352,16 +352,20 @@ def test_one_epoch_falls_back_on_the_transform_within_its_spreads(sigma, steps, 
 @pytest.mark.parametrize("steps, epochs, transform", [
     (195, 2, True),       # sigma^2 t / E = 1.21 * 195 / 2 = 117.975: the transform
     (200, 2, False),      # 121: the lattice bracket
-    (2, 20, False),       # two steps an epoch: the bracket, whatever the spread
+    (2, 20, True),        # two steps an epoch, from 3 epochs: the transform, no bracket
+    (2, 2, False),        # two steps over 2 epochs: the bracket's refusal
 ])
 def test_epochs_take_the_transform_up_to_their_spread(steps, epochs, transform):
     """E epochs of random allocation (sigma 1.1): the transform of the moments where
-    sigma^2 t / E <= EPOCHS_MAX_SPREAD and t >= 3, with the bracket as its fallback; else
-    the bracket alone."""
+    sigma^2 t / E <= EPOCHS_MAX_SPREAD and t >= 3, with the bracket as its fallback, and at
+    t = 2 from 3 epochs without one (two steps have no lattice cells); else the bracket
+    alone."""
     entry = mechanisms.build(mechanisms.gaussian("11/10"), "random-allocation", "add-remove",
                              steps=steps, epochs=epochs)
     route = api.route(entry)
     if transform:
-        assert route.engine is TRANSFORM and route.fallback.engine is routing.BRACKET
+        assert route.engine is TRANSFORM
+        assert (route.fallback is None) if steps == 2 else \
+            (route.fallback.engine is routing.BRACKET)
     else:
         assert route.engine is routing.BRACKET and route.fallback is None
