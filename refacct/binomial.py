@@ -315,14 +315,16 @@ def epsilon_at(two: TwoOutcomes, T: int, delta: Fraction, digits: int):
         end = min(top, _chernoff_end(two, T, delta))
         with mp.workprec(64):
             guess = _saddle_epsilon(two, T, delta, end, spacing)
-        for lo, hi in ((guess, guess), None):
-            if lo is None:     # the saddle point missed: steer by passes of the tree
-                g = _steer(two, T, delta)
-                lo, hi = (mp.zero, spacing) if g(mp.zero) <= 0 else \
-                    illinois(g, mp.zero, end, STEER_SPACINGS * spacing / max(1, end))
+        found = _closed_around(two, T, delta, guess, guess, spacing, top, digits)
+        if found is None:     # the saddle point missed: steer by passes of the tree
+            g = _steer(two, T, delta)
+            lo, hi = (mp.zero, spacing) if g(mp.zero) <= 0 else \
+                illinois(g, mp.zero, end, STEER_SPACINGS * spacing / max(1, end))
             found = _closed_around(two, T, delta, lo, hi, spacing, top, digits)
-            if found is not None:
-                break
+        if found is None:
+            raise ArithmeticError("the binomial engine's closed form of eps(delta) found no "
+                                  "root inside its interval after the steering: an internal "
+                                  "error")
     lower, upper, labels = found
     if upper <= 0:     # delta(0) <= delta
         return mp.zero, mp.zero, labels

@@ -16,6 +16,7 @@ from mpmath import mp
 
 import refacct
 from refacct import api
+from refacct import binomial
 from refacct.binomial import BINOMIAL, two_outcomes
 from refacct.distributions import Discrete
 from refacct.engine import Request
@@ -115,6 +116,22 @@ def test_a_pair_whose_thresholds_fall_with_j():
                  for _, pair in terms]
         assert found.proven and found.verified_digits >= 20
         assert found.lower <= max(exact) <= found.upper
+
+
+def test_a_saddle_point_far_off_falls_back_on_the_steering(monkeypatch):
+    """eps(1e-5) at T = 300 with the saddle point's estimate moved to 1 beyond the Chernoff
+    end, beyond the closed form's widest interval (64 spacings, 0.53): the steering by
+    passes of the tree places it, and the answer still holds the exact engine's."""
+    moved = []
+
+    def far(two, T, delta, end, spacing):
+        moved.append(end + 1)
+        return end + 1
+    monkeypatch.setattr(binomial, "_saddle_epsilon", far)
+    found = ask(orders_of(RR), "epsilon", F(1, 10 ** 5), 300)
+    truth = exact_value(refacct.epsilon(RR, F(1, 10 ** 5), steps=300))
+    assert moved and moved[0] - truth > 1
+    assert found.verified_digits >= 20 and found.lower <= truth <= found.upper
 
 
 def test_delta_zero_is_the_largest_loss():
