@@ -373,7 +373,7 @@ class Binomial(Engine):
 
 def _delta(two: TwoOutcomes, T: int, eps: Fraction, digits: int):
     with flint.ctx.workprec(_bits(digits, T) + 64):
-        if not to_arb(eps) < _sup(two, T):
+        if to_arb(eps) >= _sup(two, T):   # proven at or beyond the largest loss
             return "j=0..%d" % T, _delta_result(mp.zero, mp.zero, digits, mp.exp(to_mpf(eps)),
                                                 eps=eps)
         alpha = to_arb(eps).exp()
@@ -385,7 +385,7 @@ def _alpha(two: TwoOutcomes, T: int, alpha: Fraction, digits: int):
     if alpha == 0:
         return "j=0..%d" % T, _delta_result(mp.one, mp.one, digits, mp.zero, alpha=alpha)
     with flint.ctx.workprec(_bits(digits, T) + 64):
-        if not to_arb(alpha).log() < _sup(two, T):
+        if to_arb(alpha).log() >= _sup(two, T):
             return "j=0..%d" % T, _delta_result(mp.zero, mp.zero, digits, to_mpf(alpha),
                                                 alpha=alpha)
     lo, hi, labels = delta_at(two, T, to_arb(alpha), digits)

@@ -151,3 +151,21 @@ def test_auto_routes_beyond_the_exact_engine():
     assert way.engine is BINOMIAL and way.steps == 2001
     found = refacct.delta(RR, 1, steps=2001)
     assert found.engine == "binomial" and found.proven and found.verified_digits >= 20
+
+
+def test_just_below_the_largest_loss_is_the_top_atom_not_zero():
+    """eps 10^-30 below the largest loss T l_1 (T = 2001): only order T's top atom lies
+    above it (the next atom is D = 0.0083 lower), so delta = a_1^T (1 - e^{eps - T l_1}),
+    about 1e-822, a closed form; an exact 0 would be false."""
+    two = two_outcomes(orders_of(RR).pair)
+    T = 2001
+    with mp.workdps(60):
+        top = T * (mp.log(two.a[0].numerator) - mp.log(two.a[0].denominator) -
+                   mp.log(two.b[0].numerator) + mp.log(two.b[0].denominator))
+        eps = F(int(mp.floor(top * 10 ** 40)), 10 ** 40) - F(1, 10 ** 30)
+    found = ask(orders_of(RR), "delta", eps, T)
+    with mp.workdps(60):
+        e = mp.mpf(eps.numerator) / eps.denominator
+        truth = (mp.mpf(two.a[0].numerator) / two.a[0].denominator) ** T * -mp.expm1(e - top)
+    assert found.lower > 0 and found.verified_digits >= 20
+    assert found.lower <= truth <= found.upper
