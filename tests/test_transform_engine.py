@@ -295,3 +295,26 @@ def test_a_heterogeneous_product_past_its_fastest_factors_rounding():
     with mp.workdps(40):
         assert abs(r.value - mp.mpf("0.010277544000341630294")) <= r.abs_error + \
             mp.mpf("3.06e-22")
+
+
+def test_a_grid_whose_sum_is_lost_decides_nothing_and_is_no_input_error(monkeypatch):
+    """A grid placed far from the root can lose its sum (an enclosure whose lower end is
+    NaN: two steps an epoch of random allocation over 2 epochs, its first grid placed at
+    eps 119 where the root is 4.6): ``_certified`` leaves that grid undecided for the next
+    one, and a non-finite ball read as a number is refacct's numerical failure, an
+    ArithmeticError, not the ValueError that means bad input."""
+    from refacct.engines.arb import arb_mid_rad
+    from refacct.engines.transform import epsilon
+
+    class Lost:
+        plan = type("Plan", (), {"prec": 64})()
+
+    class Ends:
+        def ends(self):
+            return arb("nan"), arb("1e-5")
+
+    monkeypatch.setattr(epsilon, "on_grid", lambda nodes, eps: Ends())
+    assert epsilon._certified(Lost(), F(1, 10 ** 5), F(46, 10), mp.one, 10) is None
+    with pytest.raises(ArithmeticError) as raised:
+        arb_mid_rad(arb("nan"))
+    assert not isinstance(raised.value, ValueError)

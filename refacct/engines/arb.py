@@ -116,8 +116,8 @@ def _mpf_exact(man: int, exp: int) -> mpmath.mpf:
 
 def _exact_parts(x: "arb") -> Tuple[int, int, int]:
     """(m, r, e) with mid = m 2^e and rad = r 2^e exactly."""
-    if not x.is_finite():
-        raise ValueError(f"need a finite ball, got {x}")
+    if not x.is_finite():   # a numerical failure inside refacct, never the user's input
+        raise ArithmeticError(f"need a finite ball, got {x}")
     m, e = (int(v) for v in x.mid().man_exp())
     r, f = (int(v) for v in x.rad().man_exp())
     base = min(e, f)

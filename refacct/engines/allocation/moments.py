@@ -52,7 +52,9 @@ at most X^N below it and decreasing beyond it; X < x needs every Z_i < t x),
 and |D_N(e^{u + i theta})| <= D_N(e^u cos theta_0).  Each part times e^{kappa u} is
 log-concave in u (Phi is log-concave, sqrt(e^u) convex), so once the ratio of consecutive
 terms is some rho < 1 every later ratio is at most rho, and the rest is at most
-rho / (1 - rho) times the last term: the walk stops at rho <= ``TAIL_RATIO``.
+rho / (1 - rho) times the last term: the walk stops at rho <= ``TAIL_RATIO``, or where
+that rest is at most the sum so far (nodes b^2 / m apart decay by e^{-s b^2 / m} each at a
+log-slope s: a fine ray's ratios stay near 1 for thousands of nodes).
 
 **Decay** (``decay``).  For real eta with |b eta| < pi, moving every G_i to G_i + i eta
 multiplies X by e^{i b eta} and the Gaussian weights by e^{-i eta G_i + eta^2 / 2}; the
@@ -65,7 +67,7 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 from math import factorial
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ... import progress
 from ..arb import acb, arb, flint, power_log, to_arb
@@ -201,34 +203,57 @@ class EpochMoments:
 
     # --- the bounds -------------------------------------------------------------------
 
-    def _above(self, kappa: "arb", n: int, step: "arb", first: int) -> "arb":
-        """A bound on D sum_{k >= first} e^{kappa u_k} D_N(e^{u_k} cos theta_0) (module
-        docstring), at 64 bits; +inf where the walk does not end."""
-        with flint.ctx.workprec(64):
-            b = 1 / to_arb(self.sigma)
-            b2, cos0 = to_arb(self.b2), (arb.pi() / 2 - to_arb(SLOPE)).cos()
-            log_t, total, ratio = arb(self.t).log(), arb(0), to_arb(TAIL_RATIO)
+    def _tail_terms(self, kappa: "arb", n: int, step: "arb") -> Callable[[int], Optional[Tuple]]:
+        """k -> the two parts of D e^{kappa u_k} D_N(e^{u_k} cos theta_0)'s bound (module
+        docstring) at node k, at 64 bits, or None where sqrt v < N (no bound there); each
+        node made once, so that the search for the range's end and the bound above it
+        share their walks."""
+        b = 1 / to_arb(self.sigma)
+        b2, cos0 = to_arb(self.b2), (arb.pi() / 2 - to_arb(SLOPE)).cos()
+        log_t = arb(self.t).log()
+        known: Dict[int, Optional[Tuple]] = {}
 
-            def parts(k):
-                u = k * step
-                v = cos0 * u.exp()
-                if not v.sqrt() >= n:
-                    return None
-                scale = step * (kappa * u - n * v.log() / 2).exp()
-                x = (log_t - v.log() / 2 + b2 / 2) / b
-                below = ((-x / arb(2).sqrt()).erfc() / 2) ** self.t
-                return scale * below, scale * (-v.sqrt()).exp()
+        def parts(k: int) -> Optional[Tuple]:
+            if k not in known:
+                with flint.ctx.workprec(64):
+                    u = k * step
+                    v = cos0 * u.exp()
+                    if not v.sqrt() >= n:
+                        known[k] = None
+                    else:
+                        scale = step * (kappa * u - n * v.log() / 2).exp()
+                        x = (log_t - v.log() / 2 + b2 / 2) / b
+                        below = ((-x / arb(2).sqrt()).erfc() / 2) ** self.t
+                        known[k] = (scale * below, scale * (-v.sqrt()).exp())
+            return known[k]
+        return parts
+
+    @staticmethod
+    def _above(terms: Callable[[int], Optional[Tuple]], first: int,
+               cap: Optional["arb"] = None) -> "arb":
+        """A bound on D sum_{k >= first} e^{kappa u_k} D_N(e^{u_k} cos theta_0) (module
+        docstring) from ``terms`` (``_tail_terms``), at 64 bits; +inf where the walk does
+        not end, or once its partial sum exceeds ``cap`` (a search that only asks whether
+        the bound is below ``cap`` need not walk on)."""
+        with flint.ctx.workprec(64):
+            total, ratio = arb(0), to_arb(TAIL_RATIO)
             for which in (0, 1):
                 k, last = first, None
                 for _ in range(MAX_TAIL):
-                    now = parts(k)
+                    now = terms(k)
                     if now is None:
                         return arb("inf")
                     term = now[which]
-                    if last is not None and term <= ratio * last:
+                    # the rest is at most term r / (1 - r), r = term / last < 1: stop once
+                    # r is small, or once that bound is at most the sum so far (at a fine
+                    # step r stays near 1 for thousands of nodes)
+                    if last is not None and term < last and \
+                            (term <= ratio * last or term * term <= total * (last - term)):
                         total += term / (1 - term / last)      # this term and the rest
                         break
                     total += term
+                    if cap is not None and total > cap:
+                        return arb("inf")
                     last, k = term, k + 1
                 else:
                     return arb("inf")
@@ -243,7 +268,8 @@ class EpochMoments:
             need = (bits * arb(2).log() + rest.log() + 8) / (kappa + TAYLOR)
             return -int((need / step).upper().ceil().unique_fmpz()) - 1
 
-    def _upper_end(self, kappa: "arb", n: int, step: "arb", first: int, bits: int) -> int:
+    def _upper_end(self, terms: Callable[[int], Optional[Tuple]], step: "arb", first: int,
+                   bits: int) -> int:
         """The last node kept: where the bound above falls below 2^-bits, searched on a
         grid of one unit of u by doubling and halving (the bound falls with its first node;
         steering only: whatever it returns, the bound above it is computed), or past
@@ -252,7 +278,7 @@ class EpochMoments:
         stride = max(1, int((1 / step).upper().ceil().unique_fmpz()))
 
         def done(k):
-            return k * step > 200 or self._above(kappa, n, step, k) < aim
+            return k * step > 200 or self._above(terms, k, aim) < aim
         low = max(first, 0)
         if done(low):
             return low
@@ -298,7 +324,8 @@ class EpochMoments:
             step = b2 / m
             moments = self.moments(n + TAYLOR + 1)
             lo = self._lower_end(kappa, moments, n, step, bits)
-            hi = self._upper_end(kappa, n, step, lo, bits)
+            terms = self._tail_terms(kappa, n, step)
+            hi = self._upper_end(terms, step, lo, bits)
             theta = -sign * (arb.pi() / 2 - slope)
             weights, rates = [], []
             for k, d in zip(range(lo, hi + 1), self._nodes(sign, m, n, lo, hi)):
@@ -306,7 +333,7 @@ class EpochMoments:
                 weights.append(step * (kappa * u).exp() * d)
                 rates.append(acb(0, -sign * h * u))
             sums = power_sums(weights, rates, first, stop)
-            above = self._above(kappa, n, step, hi + 1)
+            above = self._above(terms, hi + 1)
             below = step * moments[n + TAYLOR] / factorial(TAYLOR) \
                 * ((kappa + TAYLOR) * (lo - 1) * step).exp() \
                 / (1 - (-(kappa + TAYLOR) * step).exp())

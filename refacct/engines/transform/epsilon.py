@@ -169,7 +169,10 @@ def _certified(nodes: Grid, delta: Fraction, root: Fraction, slope: mpmath.mpf,
     relative width over the slope, widened until they do), or None."""
     lo_end, hi_end = on_grid(nodes, root).ends()
     with mp.workdps(digits + 20), flint.ctx.workprec(nodes.plan.prec):
-        width = arb_mid_rad((hi_end - lo_end) / hi_end)[0]
+        ratio = (hi_end - lo_end) / hi_end
+        if not ratio.is_finite():   # a grid placed far from the root can lose its sum
+            return None
+        width = arb_mid_rad(ratio)[0]
         floor = mp.mpf(10) ** -(digits + 8) * max(_mpf(root), mp.one)
         w = _fraction(max(2 * width / slope, floor), digits)
     for _ in range(WIDENINGS):
