@@ -123,9 +123,10 @@ depend on the steps, read off its 1-step and 2-step entries:
   sigma 1/2, t = 10^4, E = 25 (100); at spread 200 (sigma 2, t = 1000, E = 20) 215 s,
   left to the bracket.  Two steps an epoch (no lattice cells: the brackets refuse them)
   take the transform from ``TWO_STEPS_MIN_EPOCHS`` epochs at sigma >= ``TWO_STEPS_MIN_SIGMA``
-  (eps(1e-5) at sigma 1: E = 3 34 s, E = 5 27 s, E = 100 8 s; sigma 5, E = 5 11 s; fewer
-  epochs or less noise decay too slowly: sigma 1, E = 2 and sigma 1/2, E = 5 ran past
-  minutes) and are refused elsewhere.  One epoch whose inversion is out of its
+  up to the same spread (eps(1e-5) at sigma 1: E = 2 20 s, E = 3 13 s, E = 5 10 s; sigma
+  2, 3, 10 at E = 2: 9, 14, 35 s; at spread 400, sigma 20 over 2 epochs, 251 s, and over 3
+  epochs more than 16 GB; less noise decays too slowly: sigma 1/2 at E = 2 asked 42 GB of
+  one allocation) and are refused elsewhere.  One epoch whose inversion is out of its
   node budget (few steps, small sigma) falls back on the same transform at E = 1 where
   ``ONE_EPOCH_MIN_SPREAD`` <= sigma^2 t <= ``ONE_EPOCH_MAX_SPREAD`` (sigma 1, t 10: 52 s;
   sigma 1/2, t 100: 116 s; below the least spread the strike e^eps grows and the nodes
@@ -182,7 +183,7 @@ FEW_STEPS_MIN_USES = Fraction(1, 100)
 FEW_STEPS_MIN_SPREAD = Fraction(1, 2)
 PUBLIC_MIN_STEPS = 20
 EPOCHS_MAX_SPREAD = 120
-TWO_STEPS_MIN_EPOCHS = 3
+TWO_STEPS_MIN_EPOCHS = 2
 TWO_STEPS_MIN_SIGMA = 1
 ONE_EPOCH_MIN_SPREAD = 5
 ONE_EPOCH_MAX_SPREAD = 30
@@ -454,11 +455,12 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
             _check_total(one.epochs)
             bracket = Route(make(T), one.epochs, BRACKET, ALLOCATED_EPOCHS)
             entry = make(T)
+            spread = entry.sigma ** 2 * entry.steps
             if not force and entry.steps == 2 and entry.epochs >= TWO_STEPS_MIN_EPOCHS and \
-                    entry.sigma >= TWO_STEPS_MIN_SIGMA:
+                    entry.sigma >= TWO_STEPS_MIN_SIGMA and \
+                    spread <= EPOCHS_MAX_SPREAD * entry.epochs:
                 return Route(entry, entry.epochs, TRANSFORM, ALLOCATED_TRANSFORM)
-            if force or entry.steps < 3 or \
-                    entry.sigma ** 2 * entry.steps > EPOCHS_MAX_SPREAD * entry.epochs:
+            if force or entry.steps < 3 or spread > EPOCHS_MAX_SPREAD * entry.epochs:
                 return bracket
             return Route(entry, entry.epochs, TRANSFORM, ALLOCATED_TRANSFORM, bracket)
         entry = make(T)

@@ -352,13 +352,13 @@ def test_one_epoch_falls_back_on_the_transform_within_its_spreads(sigma, steps, 
 @pytest.mark.parametrize("steps, epochs, transform", [
     (195, 2, True),       # sigma^2 t / E = 1.21 * 195 / 2 = 117.975: the transform
     (200, 2, False),      # 121: the lattice bracket
-    (2, 20, True),        # two steps an epoch, from 3 epochs: the transform, no bracket
-    (2, 2, False),        # two steps over 2 epochs: the bracket's refusal
+    (2, 20, True),        # two steps an epoch, from 2 epochs: the transform, no bracket
+    (2, 2, True),
 ])
 def test_epochs_take_the_transform_up_to_their_spread(steps, epochs, transform):
     """E epochs of random allocation (sigma 1.1): the transform of the moments where
     sigma^2 t / E <= EPOCHS_MAX_SPREAD and t >= 3, with the bracket as its fallback, and at
-    t = 2 from 3 epochs without one (two steps have no lattice cells); else the bracket
+    t = 2 from 2 epochs without one (two steps have no lattice cells); else the bracket
     alone."""
     entry = mechanisms.build(mechanisms.gaussian("11/10"), "random-allocation", "add-remove",
                              steps=steps, epochs=epochs)

@@ -24,7 +24,7 @@ from mpmath import mp
 
 from ...errors import OutOfReach
 from ...roots import illinois
-from ..arb import acb, arb_mid_rad, flint, to_arb
+from ..arb import acb, arb_mid_rad, flint, steering_log, to_arb
 from .inversion import Grid, _upper_c, delta_enclosure, on_grid
 
 __all__ = ["epsilon_bracket"]
@@ -233,7 +233,7 @@ def _k(loss, c: mpmath.mpf) -> mpmath.mpf:
     """K(c) = ln M_T(c) - ln(c (c + 1)) at 100 bits (+inf where not finite)."""
     with flint.ctx.workprec(100):
         x = to_arb(_fraction(c, 20))
-        v = loss.log_mgf(acb(x)).real - (x * (x + 1)).log()
+        v = steering_log(loss.log_mgf(acb(x))) - (x * (x + 1)).log()
         return arb_mid_rad(v)[0] if v.is_finite() else mp.inf
 
 
