@@ -144,6 +144,27 @@ def test_the_ray_of_phi_holds_the_adaptive_integral(sigma, m):
             assert ray[k].rad() < max(alone.rad(), arb(2) ** -190)
 
 
+def test_the_ray_in_blocks_of_nodes_holds_the_adaptive_integral(monkeypatch):
+    """The ray's product split into blocks of one node and of a few dozen (``BLOCK_ENTRIES``
+    shrunk: a ray of 10^4 nodes had held 6 GB in one product): every node's ball still
+    overlaps FLINT's rigorous adaptive integral of that node alone, and the whole ray's."""
+    from refacct.engines.allocation import lognormal
+    from refacct.engines.allocation.lognormal import laplace, laplace_ray
+
+    with flint.ctx.workprec(200):
+        b = 1 / to_arb(Fraction(1))
+        step, theta = b * b / 16, -(arb.pi() / 2 - arb(3) / 4)
+        start, count = -arb(100).log() - 40 * step, 300
+        whole = laplace_ray(start, step, count, theta, b, 200)
+        for entries in (1, 2 ** 14):   # about 600 rule nodes: 1, then about 27 a product
+            monkeypatch.setattr(lognormal, "BLOCK_ENTRIES", entries)
+            blocked = laplace_ray(start, step, count, theta, b, 200)
+            assert len(blocked) == count
+            for k in range(0, count, 37):
+                alone = laplace(acb(start + k * step, theta).exp(), b, 200)
+                assert blocked[k].overlaps(alone) and blocked[k].overlaps(whole[k])
+
+
 @pytest.mark.heavy
 def test_epochs_by_the_transform_lie_in_the_proven_bracket():
     """sigma 2, 20 steps an epoch, 3 epochs, the add order at eps = 1/2: ``"auto"`` takes
