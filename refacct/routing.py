@@ -121,7 +121,9 @@ depend on the steps, read off its 1-step and 2-step entries:
   at t = 195 over 5 and 2 epochs (47, 118); 31 s at sigma 5, t = 100, E = 25 (100), 121 s
   at sigma 1, t = 10^4, E = 100 (100), 174 s at sigma 1/2, t = 1000, E = 3 (83), 259 s at
   sigma 1/2, t = 10^4, E = 25 (100); at spread 200 (sigma 2, t = 1000, E = 20) 215 s,
-  left to the bracket.  Two steps an epoch (no lattice cells: the brackets refuse them)
+  left to the bracket.  Since the tail bound's walk and the ray's products in blocks:
+  61 s and 0.3 GB at sigma 1, t = 10^4, E = 100 (was 6.4 GB), 93 s at sigma 1/2, t = 1000,
+  E = 3 and 134 s at sigma 1.1, t = 195, E = 2 (both had aborted past 11 GB).  Two steps an epoch (no lattice cells: the brackets refuse them)
   take the transform from ``TWO_STEPS_MIN_EPOCHS`` epochs at sigma >= ``TWO_STEPS_MIN_SIGMA``
   up to the same spread (eps(1e-5) at sigma 1: E = 2 20 s, E = 3 13 s, E = 5 10 s; sigma
   2, 3, 10 at E = 2: 9, 14, 35 s; at spread 400, sigma 20 over 2 epochs, 251 s, and over 3
