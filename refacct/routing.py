@@ -122,13 +122,14 @@ depend on the steps, read off its 1-step and 2-step entries:
   at sigma 1, t = 10^4, E = 100 (100), 174 s at sigma 1/2, t = 1000, E = 3 (83), 259 s at
   sigma 1/2, t = 10^4, E = 25 (100); at spread 200 (sigma 2, t = 1000, E = 20) 215 s,
   left to the bracket.  Since the tail bound's walk and the ray's products in blocks:
-  61 s and 0.3 GB at sigma 1, t = 10^4, E = 100 (was 6.4 GB), 93 s at sigma 1/2, t = 1000,
-  E = 3 and 134 s at sigma 1.1, t = 195, E = 2 (both had aborted past 11 GB).  Two steps an epoch (no lattice cells: the brackets refuse them)
-  take the transform from ``TWO_STEPS_MIN_EPOCHS`` epochs at sigma >= ``TWO_STEPS_MIN_SIGMA``
-  up to the same spread (eps(1e-5) at sigma 1: E = 2 20 s, E = 3 13 s, E = 5 10 s; sigma
-  2, 3, 10 at E = 2: 9, 14, 35 s; at spread 400, sigma 20 over 2 epochs, 251 s, and over 3
-  epochs more than 16 GB; less noise decays too slowly: sigma 1/2 at E = 2 asked 42 GB of
-  one allocation) and are refused elsewhere.  One epoch whose inversion is out of its
+  61 s and 0.3 GB at sigma 1, t = 10^4, E = 100 (was 6.4 GB), 93 s at sigma 1/2,
+  t = 1000, E = 3 and 134 s at sigma 1.1, t = 195, E = 2 (both had aborted past 11 GB).
+  Two steps an epoch (no lattice cells: the brackets refuse them) take the transform from
+  ``TWO_STEPS_MIN_EPOCHS`` epochs at sigma >= ``TWO_STEPS_MIN_SIGMA`` up to the same spread
+  (eps(1e-5) at sigma 1: E = 2 20 s, E = 3 13 s, E = 5 10 s; sigma 2, 3, 10 at E = 2: 9,
+  14, 35 s; at spread 400, sigma 20 over 2 epochs, 251 s; before the ray's blocks, sigma
+  20 over 3 epochs took more than 16 GB and sigma 1/2 over 2 asked 42 GB at once, not
+  measured since) and are refused elsewhere.  One epoch whose inversion is out of its
   node budget (few steps, small sigma) falls back on the same transform at E = 1 where
   ``ONE_EPOCH_MIN_SPREAD`` <= sigma^2 t <= ``ONE_EPOCH_MAX_SPREAD`` (sigma 1, t 10: 52 s;
   sigma 1/2, t 100: 116 s; below the least spread the strike e^eps grows and the nodes
@@ -162,8 +163,8 @@ __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX
            "EXACT_MAX_STEPS",
            "MAX_MIXED_STEPS", "MIXED_EXACT_MAX_STEPS", "MIXED_GENERAL_MAX_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_STEPS", "TRANSFORM_MIN_RATE",
            "FEW_STEPS_MIN_USES", "FEW_STEPS_MIN_SPREAD", "PUBLIC_MIN_STEPS",
-           "LAPLACE_MIN_OFF_ATOMS", "LAPLACE_BEYOND_OFF_ATOMS", "EPOCHS_MAX_SPREAD", "TWO_STEPS_MIN_EPOCHS",
-           "TWO_STEPS_MIN_SIGMA", "ONE_EPOCH_MIN_SPREAD",
+           "LAPLACE_MIN_OFF_ATOMS", "LAPLACE_BEYOND_OFF_ATOMS", "EPOCHS_MAX_SPREAD",
+           "TWO_STEPS_MIN_EPOCHS", "TWO_STEPS_MIN_SIGMA", "ONE_EPOCH_MIN_SPREAD",
            "ONE_EPOCH_MAX_SPREAD", "ENGINES",
            "SHUFFLED_ENGINES", "Route", "compositions", "self_composition", "route_pair",
            "route_entry"]
