@@ -43,6 +43,10 @@ __all__ = ["MAX_LATTICE", "GaussianShifts", "SubsampledGaussian", "PoissonGaussi
            "log_mgf_row", "loss_of"]
 
 MAX_LATTICE = 64   # the largest g: A is a polynomial of degree g, evaluated at every node
+# bits of a grid's precision its lines' rules leave to rounding (``line``): the plan's
+# precision holds 64 guard bits beyond the digits and the cancellation (``inversion``), and
+# a rule's error, unlike rounding, does not accumulate over the row
+ROW_GUARD = 32
 
 
 class GaussianShifts:
@@ -208,15 +212,16 @@ class SubsampledGaussian:
 
     def one_step_row(self, c: "arb", h: "arb", first: int, stop: int) -> List["acb"]:
         """M(c + i n h) of one step, n = first .. stop - 1, from one ``line``."""
-        return self.line(c).row(h, first, stop)
+        return self.line(c, flint.ctx.prec - ROW_GUARD).row(h, first, stop)
 
     def log_mgf_row(self, c: "arb", h: "arb", first: int, stop: int) -> List["acb"]:
         """ln M_T(c + i n h), n = first .. stop - 1."""
         return [self.steps * power_log(m) for m in self.one_step_row(c, h, first, stop)]
 
-    def line(self, c: "arb") -> Line:
+    def line(self, c: "arb", bits: Optional[int] = None) -> Line:
         """The trapezoidal rule for M(c + it), t >= 0, with its error bound for every t
-        (``contour``), at the current precision; kept for the last few c.
+        (``contour``), in balls of the current precision, its rule aimed at 2^-bits M(c)
+        (default: the precision); kept for the last few (c, precision, bits).
 
         **Strip.**  With w = e^{y / s^2}, A / e_l = sum_j a_j e^{(l^2 - j^2) / (2 s^2)}
         w^{j - l} (and B / e_l alike) is a sum of terms of argument (j - l) psi / s^2 on Im
@@ -239,25 +244,26 @@ class SubsampledGaussian:
         by ``integral``), and the nodes outside [a, b] add at most F(eta) times the tail
         integrals of ``_side``'s Gaussian bounds peaked inside the edges (decreasing
         outward, so they bound D times the sum of f_c beyond an edge node).  theta and D
-        only steer (``_angle``): D is set so that the first bound is about 2^-prec M(c).
+        only steer (``_angle``): D is set so that the first bound is about 2^-bits M(c).
         Each t then costs a sum over the nodes (``Line``), where Arb's adaptive integral
         subdivides more as t grows (the phase t u turns faster)."""
-        key = (c.mid().man_exp(), c.rad().man_exp(), flint.ctx.prec)
+        bits = flint.ctx.prec if bits is None else bits
+        key = (c.mid().man_exp(), c.rad().man_exp(), flint.ctx.prec, bits)
         if key not in self._lines:
             if len(self._lines) >= 4:
                 self._lines.pop(next(iter(self._lines)))
-            self._lines[key] = self._make_line(c)
+            self._lines[key] = self._make_line(c, bits)
         return self._lines[key]
 
-    def _make_line(self, c: "arb") -> Line:
-        s, g, prec = to_arb(self.sigma), self.top, flint.ctx.prec
-        theta = arb.pi() * self._angle(c) / 64
+    def _make_line(self, c: "arb", prec: int) -> Line:
+        s, g = to_arb(self.sigma), self.top
+        theta = arb.pi() * self._angle(c, prec) / 64
         eta = self.sign * theta * s * s / g
         power = -max(c, arb(0))
         far = (2 * theta * theta * s * s / (g * g)).exp() * theta.cos() ** power   # F(2 eta)
         near = (eta * eta / (2 * s * s)).exp() * (theta / 2).cos() ** power      # F(eta)
         width = 2 * arb.pi() * abs(eta)
-        reach = self._line_reach()
+        reach = self._line_reach(prec)
         # D <= reach keeps the edge nodes beyond 0 and g, where ``_side`` holds
         step = self._line_step(min(width / (prec * arb(2).log() + (2 * far).log() + 2), reach))
         low, high = self._range(c, reach=reach)
@@ -280,18 +286,18 @@ class SubsampledGaussian:
         """D: a dyadic number at most ``aim`` (any D gives a valid bound)."""
         return arb(aim.lower())
 
-    def _line_reach(self) -> "arb":
-        """How far the nodes reach past the integrand's centres: s sqrt(2 ln 2 (prec +
-        8)), where the Gaussian tail falls below 2^-(prec + 8) (any reach gives a valid
+    def _line_reach(self, bits: int) -> "arb":
+        """How far the nodes reach past the integrand's centres: s sqrt(2 ln 2 (bits +
+        8)), where the Gaussian tail falls below 2^-(bits + 8) (any reach gives a valid
         bound)."""
-        return to_arb(self.sigma) * (2 * arb(2).log() * (flint.ctx.prec + 8)).sqrt()
+        return to_arb(self.sigma) * (2 * arb(2).log() * (bits + 8)).sqrt()
 
-    def _angle(self, c: "arb") -> int:
+    def _angle(self, c: "arb", prec: int) -> int:
         """j (theta = j pi / 64, j = 2 .. 31) with the fewest nodes: D is proportional to
         theta / (prec ln 2 + 2 theta^2 s^2 / g^2 - max(c, 0) ln cos theta) (steering only)."""
         with mp.workdps(15):
             s2 = mpmath.mpf(self.sigma.numerator) ** 2 / self.sigma.denominator ** 2
-            cc, bits = arb_mid_rad(c)[0], flint.ctx.prec * mp.log(2)
+            cc, bits = arb_mid_rad(c)[0], prec * mp.log(2)
 
             def cost(j):
                 theta = mp.pi * j / 64
