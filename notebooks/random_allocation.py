@@ -21,9 +21,9 @@
 # * **random allocation** (balls-and-bins: each example in exactly one of the t steps of
 #   each epoch; Chua et al., "Balls-and-Bins Sampling for DP-SGD", AISTATS 2025,
 #   arXiv:2412.16802): ε(10⁻⁵) for one epoch as a proven ball, for E epochs as proven
-#   digits where σ² t / E ≤ 120 (`epochs=E`: the many-step transform on the lognormal
-#   mean's moments; all but TF Privacy's 2 epochs, 145) and as a proven bracket elsewhere
-#   (the one-epoch pair composed E times on a lattice);
+#   digits where σ² t / E ≤ 400 (`epochs=E`: the many-step transform on the lognormal
+#   mean's moments; every setting here, TF Privacy's 2 epochs, 145, included) and as a
+#   proven bracket elsewhere (the one-epoch pair composed E times on a lattice);
 # * **Poisson sampling** with q = 1/t for E t steps, what the accountants assume: ε(10⁻⁵)
 #   with proven digits (the many-step transform);
 # * **shuffling** (ABLQ_S, 002): only a lower bound is known; 002 eq. (7) gives one for one

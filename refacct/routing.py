@@ -121,9 +121,13 @@ depend on the steps, read off its 1-step and 2-step entries:
   at t = 195 over 5 and 2 epochs (47, 118); 31 s at sigma 5, t = 100, E = 25 (100), 121 s
   at sigma 1, t = 10^4, E = 100 (100), 174 s at sigma 1/2, t = 1000, E = 3 (83), 259 s at
   sigma 1/2, t = 10^4, E = 25 (100); at spread 200 (sigma 2, t = 1000, E = 20) 215 s,
-  left to the bracket.  Since the tail bound's walk and the ray's products in blocks:
+  then left to the bracket.  Since the tail bound's walk and the ray's products in blocks:
   61 s and 0.3 GB at sigma 1, t = 10^4, E = 100 (was 6.4 GB), 93 s at sigma 1/2,
-  t = 1000, E = 3 and 134 s at sigma 1.1, t = 195, E = 2 (both had aborted past 11 GB).
+  t = 1000, E = 3 and 134 s at sigma 1.1, t = 195, E = 2 (both had aborted past 11 GB);
+  since the transform's range ends within 2^(1/8) of its aim, 27 digits in 32-77 s and
+  at most 0.31 GB from spread 148 to 400 (sigma 2, t = 1000, E = 27, 20, 13, 10; sigma 1,
+  t = 10^4, E = 67, 40; sigma 3, t = 100, E = 3), where the bracket gives 3 digits; at
+  800 (sigma 2, t = 1000, E = 5) 273 s and 1.2 GB, left to the bracket.
   Two steps an epoch (no lattice cells: the brackets refuse them) take the transform from
   ``TWO_STEPS_MIN_EPOCHS`` epochs at sigma >= ``TWO_STEPS_MIN_SIGMA`` up to the same spread
   (eps(1e-5) at sigma 1: E = 2 20 s, E = 3 13 s, E = 5 10 s; sigma 2, 3, 10 at E = 2: 9,
@@ -185,7 +189,7 @@ TRANSFORM_MIN_RATE = Fraction(1, 10 ** 5)
 FEW_STEPS_MIN_USES = Fraction(1, 100)
 FEW_STEPS_MIN_SPREAD = Fraction(1, 2)
 PUBLIC_MIN_STEPS = 20
-EPOCHS_MAX_SPREAD = 120
+EPOCHS_MAX_SPREAD = 400
 TWO_STEPS_MIN_EPOCHS = 2
 TWO_STEPS_MIN_SIGMA = 1
 ONE_EPOCH_MIN_SPREAD = 5

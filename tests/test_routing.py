@@ -350,8 +350,8 @@ def test_one_epoch_falls_back_on_the_transform_within_its_spreads(sigma, steps, 
 
 
 @pytest.mark.parametrize("steps, epochs, transform", [
-    (195, 2, True),       # sigma^2 t / E = 1.21 * 195 / 2 = 117.975: the transform
-    (200, 2, False),      # 121: the lattice bracket
+    (661, 2, True),       # sigma^2 t / E = 1.21 * 661 / 2 = 399.905: the transform
+    (662, 2, False),      # 400.51: the lattice bracket
     (2, 20, True),        # two steps an epoch, from 2 epochs: the transform, no bracket
     (2, 2, True),
 ])
