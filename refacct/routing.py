@@ -51,7 +51,8 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   T 10^6, eps(1e-5) and delta(1/2) take 7 and 8 s, at q 1e-4, T 10^5 delta(1/10) and
   delta(1/2) 1.5 and 2.3 s, where the bracket gives 2 digits in 3 to 40 s); else a
   proven bracket;
-* from three compositions on (``PUBLIC_MIN_STEPS`` = 20 for public mixtures), subsampled
+* from three compositions on (public mixtures at three and from ``PUBLIC_MIN_STEPS`` = 20),
+  subsampled
   Gaussians (no Laplace factor with atoms in its loss), the record used in at least
   ``FEW_STEPS_MIN_USES`` = 1/100 step in expectation at rates of at least
   ``TRANSFORM_MIN_RATE``, and below one use a spread sum_i T_i e^{-1/sigma_i^2} of at
@@ -74,10 +75,14 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   1/2, q 1/10, 16 steps; WOR substitution, sigma 1 (1/2 on its lattice), batch 1 of 10,
   20 and 50 steps: 25 digits in 9 and 4 s, where 5 steps are out of reach); public
   mixtures (truncated Poisson, sigma 1, n 1000, p 1/100 cut at 12, or n 100, p 1/20 cut
-  at 6) reach 4 digits at three steps and 0 at ten (p 1/20; out of reach at p 1/100
+  at 6) reached 4 digits at three steps and 0 at ten (p 1/20; out of reach at p 1/100
   add-remove), and from 20 steps 21 to 28 digits in 7 to 116 s under add-remove,
   zero-out and replace-one (delta(1), eps(1e-5), eps(1e-100); at 20 to 100 steps below
-  one use the bracket gave 2 to 5 digits in 9 to 117 s);
+  one use the bracket gave 2 to 5 digits in 9 to 117 s); since, at three steps (n 100,
+  p 1/20, delta(1), 20 digits) 23 to 24 digits in 16 to 32 s under zero-out,
+  substitution and replace-one, where the nested quadrature, their fallback, took more
+  than a minute, and out of reach in 2 s under remove and add-remove (the remove
+  direction needs t to about 6e6);
 * self-compositions of a Laplace shift take the transform below ``LAPLACE_MAX_STEPS`` too
   once 50 steps leave the atoms (e0 = 1: 200 steps; milliseconds where the T-fold law's
   closed form takes seconds to minutes);
@@ -339,7 +344,8 @@ def _transformed(x, times: int = 1) -> bool:
 def _within(x, total: int, times: int = 1) -> bool:
     """Does the transform take ``x`` composed ``times`` times (``total`` compositions)
     where the many-step rule (``_transformed``) may not: Laplace shifts it takes, or from
-    ``QUADRATURE_MAX_STEPS`` compositions on (``PUBLIC_MIN_STEPS`` for public mixtures),
+    ``QUADRATURE_MAX_STEPS`` compositions on (public mixtures at that count, where the
+    fallback is the nested quadrature, and from ``PUBLIC_MIN_STEPS`` on),
     terms without atoms in their loss whose record is used in at least
     ``FEW_STEPS_MIN_USES`` steps in
     expectation, with a spread (``Product.spread``) of at least ``FEW_STEPS_MIN_SPREAD``
@@ -348,7 +354,8 @@ def _within(x, total: int, times: int = 1) -> bool:
     pairs = _pair_factors(x)
     if _laplace(pairs):
         return _transformed(x, times)
-    if total < (QUADRATURE_MAX_STEPS if pairs is not None else PUBLIC_MIN_STEPS):
+    if total < QUADRATURE_MAX_STEPS or pairs is None and \
+            QUADRATURE_MAX_STEPS < total < PUBLIC_MIN_STEPS:
         return False
     for pair in _terms(x):
         try:
@@ -484,7 +491,8 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
             if count * T <= MAX_STEPS else None
         if not force and (beyond and _transformed(one, T) or _within(one, count * T, T)):
             if _pair_factors(one) is None:   # public mixtures: the 1-step entry and T
-                return _by_transform(one, count * T, continuous, bracket, T)
+                return _by_transform(one, count * T, continuous,
+                                     bracket if beyond else _standard(make(T)), T)
             return _by_transform(make(T), count * T, continuous,
                                  bracket if beyond else _standard(make(T)))
         if force or beyond:

@@ -31,7 +31,6 @@ def test_the_documented_limits():
 
 @pytest.mark.parametrize("make, standard, bracketed", [
     (POISSON, 3, 4),                       # continuous: quadrature up to 3 steps
-    (maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20", max_batch=6), 3, 19),
     (maker("gaussian", "poisson", sigma=1, q="1/1000", group=2), 3, 4),   # 0.008 uses
     (maker("gaussian", "wor", relation="add", sigma=1, n=10 ** 4, batch=1), 3, 99),
 ])
@@ -89,7 +88,9 @@ def test_few_uses_go_to_the_transform(make, at, fewer):
 def test_three_steps_take_the_transform_before_the_quadrature():
     """Three steps at q = 1/10 (0.3 uses): the transform, the quadrature its fallback; at
     q = 1e-3 (0.003 uses, out of the transform's reach) the quadrature; the pair composed
-    three times alike; a public mixture (truncated Poisson) stays with the quadrature."""
+    three times alike; a public mixture (truncated Poisson) takes the transform as its
+    1-step entry and 3, the quadrature of its 3-step entry the fallback, and from 4 to 19
+    steps the bracket of the 1-step entry."""
     make = maker("gaussian", "poisson", sigma=1, q="1/10")
     route = routing.route_entry(make, 3)
     assert route.engine is TRANSFORM and route.target == make(3)
@@ -100,7 +101,12 @@ def test_three_steps_take_the_transform_before_the_quadrature():
     assert routing.route_pair(pair ** 2).fallback.engine is routing.QUADRATURE
     public = maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20",
                    max_batch=6)
-    assert routing.route_entry(public, 3).engine is routing.QUADRATURE
+    route = routing.route_entry(public, 3)
+    assert route.engine is TRANSFORM and route.steps == 3 and route.target == public(1)
+    assert route.fallback.engine is routing.QUADRATURE and route.fallback.target == public(3)
+    for steps in (4, 19):
+        route = routing.route_entry(public, steps)
+        assert route.bracket and route.steps == steps and route.target == public(1)
 
 
 def test_below_one_use_the_spread_decides_from_one_half():
@@ -290,9 +296,11 @@ def test_bracket_answers_delta_and_epsilon_only():
 
 
 def test_h_alpha_out_of_the_transforms_reach_is_not_handed_to_the_bracket():
-    """Four steps at q = 1/100 take the transform, the bracket its fallback; H_1000 lies in
-    a tail the transform cannot reach, and the bracket answers no H_alpha: out of reach."""
-    pair = Pair(Mixture([("99/100", Gaussian(0, 1)), ("1/100", Gaussian(1, 1))]), Gaussian(0, 1))
+    """Four steps at q = 1/400 (1/100 use) take the transform, the bracket its fallback;
+    H_1000 lies in a tail the transform cannot reach (at q = 1/100 it reaches it, 23
+    digits), and the bracket answers no H_alpha: out of reach."""
+    pair = Pair(Mixture([("399/400", Gaussian(0, 1)), ("1/400", Gaussian(1, 1))]),
+                Gaussian(0, 1))
     assert api.route(pair ** 4).fallback.bracket
     with pytest.raises(OutOfReach, match="transform path"):
         api.hockey_stick(pair ** 4, alpha=1000)

@@ -244,6 +244,20 @@ def test_truncated_poisson_at_few_steps_lies_inside_the_lattice_bracket():
     assert StoredBracket("0.0301112", "0.030119").holds(routed.lower, routed.upper)
 
 
+@pytest.mark.slow
+def test_truncated_poisson_at_three_steps_lies_inside_the_lattice_bracket():
+    """Truncated Poisson (n 100, p 1/20, batches cut at 6) at 3 steps under substitution:
+    auto takes the transform (the nested quadrature took more than a minute), whose digits
+    lie inside the lattice bracket."""
+    entry = build(gaussian(1), "truncated-poisson", "substitution", n=100, p_sample="1/20",
+                  max_batch=6)
+    routed = refacct.delta(entry, 1, steps=3)
+    assert routed.engine == "transform" and routed.verified_digits >= 20
+    # refacct.delta(entry, 1, steps=3, method="bracket") (7 s):
+    # [0.00449277240420165, 0.00449296460036416]
+    assert StoredBracket("0.00449277", "0.00449297").holds(routed.lower, routed.upper)
+
+
 def test_a_far_tail_beyond_the_steering_precision_lies_inside_the_lattice_bracket():
     """sigma 1, q 1e-3, 10^4 steps: ln M_T(c2) is too large to evaluate past c2 ~ 30, so
     the Chernoff point is steered inside that range (it once ran to the edge, 200, and h
