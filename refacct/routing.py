@@ -51,10 +51,9 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   T 10^6, eps(1e-5) and delta(1/2) take 7 and 8 s, at q 1e-4, T 10^5 delta(1/10) and
   delta(1/2) 1.5 and 2.3 s, where the bracket gives 2 digits in 3 to 40 s); else a
   proven bracket;
-* from three compositions on (public mixtures at three and from ``PUBLIC_MIN_STEPS`` = 20),
-  subsampled
-  Gaussians (no Laplace factor with atoms in its loss), the record used in at least
-  ``FEW_STEPS_MIN_USES`` = 1/100 step in expectation at rates of at least
+* from three compositions on (public mixtures at three and from ``PUBLIC_MIN_STEPS`` =
+  20), subsampled Gaussians (no Laplace factor with atoms in its loss), the record used
+  in at least ``FEW_STEPS_MIN_USES`` = 1/100 step in expectation at rates of at least
   ``TRANSFORM_MIN_RATE``, and below one use a spread sum_i T_i e^{-1/sigma_i^2} of at
   least ``FEW_STEPS_MIN_SPREAD`` = 1/2 (``engines.transform.mgf.SubsampledGaussian.spread``:
   the steps that do not use the record make a near-atom, narrower at small sigma), take the
@@ -79,7 +78,7 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   add-remove), and from 20 steps 21 to 28 digits in 7 to 116 s under add-remove,
   zero-out and replace-one (delta(1), eps(1e-5), eps(1e-100); at 20 to 100 steps below
   one use the bracket gave 2 to 5 digits in 9 to 117 s); since, at three steps (n 100,
-  p 1/20, delta(1), 20 digits) 23 to 24 digits in 16 to 32 s under zero-out,
+  p 1/20, delta(1), 20 digits) 23 to 24 digits in 11 to 19 s under zero-out,
   substitution and replace-one, where the nested quadrature, their fallback, took more
   than a minute, and out of reach in 2 s under remove and add-remove (the remove
   direction needs t to about 6e6);
@@ -136,9 +135,10 @@ depend on the steps, read off its 1-step and 2-step entries:
   Two steps an epoch (no lattice cells: the brackets refuse them) take the transform from
   ``TWO_STEPS_MIN_EPOCHS`` epochs at sigma >= ``TWO_STEPS_MIN_SIGMA`` up to the same spread
   (eps(1e-5) at sigma 1: E = 2 20 s, E = 3 13 s, E = 5 10 s; sigma 2, 3, 10 at E = 2: 9,
-  14, 35 s; at spread 400, sigma 20 over 2 epochs, 251 s; before the ray's blocks, sigma
-  20 over 3 epochs took more than 16 GB and sigma 1/2 over 2 asked 42 GB at once, not
-  measured since) and are refused elsewhere.  One epoch whose inversion is out of its
+  14, 35 s; at spread 400, sigma 20 over 2 epochs, 251 s; sigma 20 over 3 epochs, spread
+  267, took more than 16 GB before the ray's blocks, 117 s and 0.5 GB since; sigma 1/2
+  over 2 asked 42 GB at once before them, and ran past 10 minutes in 1 GB since) and are
+  refused elsewhere.  One epoch whose inversion is out of its
   node budget (few steps, small sigma) falls back on the same transform at E = 1 where
   ``ONE_EPOCH_MIN_SPREAD`` <= sigma^2 t <= ``ONE_EPOCH_MAX_SPREAD`` (sigma 1, t 10: 52 s;
   sigma 1/2, t 100: 116 s; below the least spread the strike e^eps grows and the nodes
