@@ -108,7 +108,12 @@ depend on the steps, read off its 1-step and 2-step entries:
 * *mixed* (WOR substitution, 001 Sec. 7: T + 1 terms mixing the two orders): the
   transform where it takes both orders composed T times (either rule above),
   given their ``MixedOrders`` and T (it maximises over the orders on one grid,
-  ``engines.transform.orders``: the T + 1 terms are never built); else the T-step entry
+  ``engines.transform.orders``: the T + 1 terms are never built), and where that grid is
+  out of its reach, the T-step entry term by term up to ``ORDERS_TERMS_MAX_STEPS`` steps:
+  every term's Chernoff ceiling (about 0.04 s a term at 100 steps), the transform on the
+  terms that may attain the maximum (deep in a Laplace loss's tail that is one order
+  alone, a single factor whose part that does not decay is subtracted, ``endpoints``,
+  where the maximum's grid composes two); else the T-step entry
   itself, bracketed only up to ``MAX_MIXED_STEPS`` steps (one bracket per term); of
   discrete pairs the exact engine takes its terms up to ``MIXED_EXACT_MAX_STEPS`` steps
   where a step has two outcomes of finite ratio, and beyond them the binomial engine
@@ -194,6 +199,7 @@ TRANSFORM_MIN_RATE = Fraction(1, 10 ** 5)
 FEW_STEPS_MIN_USES = Fraction(1, 100)
 FEW_STEPS_MIN_SPREAD = Fraction(1, 2)
 PUBLIC_MIN_STEPS = 20
+ORDERS_TERMS_MAX_STEPS = 400
 EPOCHS_MAX_SPREAD = 400
 TWO_STEPS_MIN_EPOCHS = 2
 TWO_STEPS_MIN_SIGMA = 1
@@ -203,6 +209,8 @@ STANDARD = "standard engines"
 CERTIFIED_WHY = ("two compositions: the certified engine's proven enclosures, the standard "
                  "engines where it falls short")
 SHUFFLED = "002's lower bounds"
+ORDERS_BY_TERMS = ("the orders one by one: every term's Chernoff ceiling, the transform on "
+                   "those that may attain the maximum")
 TWO_OUTCOMES = (f"the orders of a two-outcome pair beyond {MIXED_EXACT_MAX_STEPS} steps: "
                 "every order's two binomial counts on one tree, in fixed point")
 ALLOCATED = "random allocation's one-epoch pair (arXiv:2412.16802), one-dimensional"
@@ -507,9 +515,10 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
     if not force and orders is not None and two_outcomes(orders.pair) is not None:
         return Route(orders, T, BINOMIAL, TWO_OUTCOMES)
     if not force and orders is not None and (_transformed(one, T) or _within(one, T, T)):
-        bracket = Route(make(T), 1, BRACKET, _why(one, T, continuous, force)) \
-            if T <= MAX_MIXED_STEPS else None
-        return replace(_by_transform(one, T, continuous, bracket, T), target=orders)
+        fallback = Route(make(T), 1, BRACKET, _why(one, T, continuous, force)) \
+            if T <= MAX_MIXED_STEPS else Route(make(T), 1, TRANSFORM, ORDERS_BY_TERMS) \
+            if T <= ORDERS_TERMS_MAX_STEPS else None
+        return replace(_by_transform(one, T, continuous, fallback, T), target=orders)
     if T > MAX_MIXED_STEPS:
         raise InputError(f"{one.description.replace('1 step(s)', f'{T} step(s)')} has "
                          f"{T + 1} terms mixing the orders of the steps, not a {T}-fold "

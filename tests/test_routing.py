@@ -191,15 +191,18 @@ def test_shuffling_is_never_bracketed():
 def test_mixed_terms_are_bracketed_as_they_are_or_refused():
     """WOR substitution (001 Sec. 7): T + 1 terms mixing the orders, each bracketed up to 7
     steps; from one use in expectation (10 steps of batch 1 of 10) the transform's maximum
-    over the orders, without a fallback beyond 7 steps; refused where neither takes them
-    (batch 1 of 10^4: 0.005 uses at 50 steps)."""
+    over the orders, beyond 7 steps with the terms one by one as its fallback, up to
+    ``ORDERS_TERMS_MAX_STEPS`` steps; refused where neither takes them (batch 1 of 10^4:
+    0.005 uses at 50 steps)."""
     make = maker("gaussian", "wor", relation="substitution", sigma=1, n=10, batch=1)
     assert not routing.route_entry(make, 3).bracket
     route = routing.route_entry(make, 5)     # 0.5 uses, spread 5 e^-4: out of reach
     assert route.bracket and route.steps == 1 and len(route.target.terms) == 6
     route = routing.route_entry(make, 10)
     assert route.engine is TRANSFORM and isinstance(route.target, MixedOrders)
-    assert route.fallback is None
+    assert route.fallback.engine is TRANSFORM and len(route.fallback.target.terms) == 11
+    route = routing.route_entry(make, routing.ORDERS_TERMS_MAX_STEPS + 1)
+    assert isinstance(route.target, MixedOrders) and route.fallback is None
     rare = maker("gaussian", "wor", relation="substitution", sigma=1, n=10 ** 4, batch=1)
     with pytest.raises(ValueError, match="51 terms mixing the orders"):
         routing.route_entry(rare, 50)
@@ -233,11 +236,11 @@ def test_subsampled_laplace_takes_the_transform_from_few_steps_off_the_atoms():
     """The Laplace mechanism under WOR substitution, a batch of 10 of 1000, 100 steps: one
     use in expectation and about 33 steps off its loss's atoms; no closed form answers, and
     the bracket stops at 7 steps, so the transform's maximum over the orders takes it (from
-    2 steps off the atoms) without a fallback."""
+    2 steps off the atoms), the terms one by one (the transform on each) its fallback."""
     make = maker("laplace", "wor", relation="substitution", scale=1, n=1000, batch=10)
     route = routing.route_entry(make, 100)
     assert route.engine is TRANSFORM and isinstance(route.target, MixedOrders)
-    assert route.fallback is None
+    assert route.fallback.engine is TRANSFORM and len(route.fallback.target.terms) == 101
 
 
 def test_a_refusal_names_the_rule_the_steps_miss():

@@ -203,13 +203,22 @@ def test_wor_substitution_at_100_steps_is_decided_without_a_warm_start():
     assert one_way.lower <= found.upper
 
 
-def test_a_mixed_orders_tail_out_of_reach_says_no_other_engine_takes_it():
-    """eps(1e-100) of the same entry lies where the atoms carry delta (out of the
-    transform's reach); the brackets stop at 7 steps of mixed orders, so the refusal does
-    not send the user to them."""
+@pytest.mark.slow
+def test_a_mixed_orders_tail_out_of_reach_is_taken_term_by_term():
+    """eps(1e-100) of the same entry lies where the atoms carry delta: the grid of the
+    maximum over the orders, which composes both directions, is out of the transform's
+    reach, so the 101 terms go one by one (20 s).  Their Chernoff ceilings leave out every
+    term but the order whose every step runs one way (A || B, the loss up to 100 ln(99/100
+    + e^2/100)), a single factor whose part that does not decay is subtracted.  The
+    maximum is at least that term, whose lattice bracket (an independent method) holds
+    the value."""
     entry = build(laplace(1), "wor", "substitution", n=1000, batch=10)
-    with pytest.raises(OutOfReach, match="no other engine takes the orders of 100 steps"):
-        refacct.epsilon(entry, "1e-100", steps=100)
+    found = refacct.epsilon(entry, "1e-100", steps=100, digits=10)
+    assert found.engine == "transform" and found.proven and found.verified_digits >= 10
+    assert found.attained_by == ("j=100",) and len(found.terms) == 101
+    pair = entry.terms[1][1].factors[0][0]
+    one_way = refacct.epsilon(pair ** 100, "1e-100", method="bracket")
+    assert one_way.lower <= found.lower <= found.upper <= one_way.upper
 
 
 def test_auto_takes_the_transform_for_the_poisson_laplace_entry():
