@@ -110,8 +110,8 @@ class _Order:
                              "least 3 steps an epoch (its lattice cells come from the "
                              "inversion of the lognormal sum's transform, which decays too "
                              f"slowly at t = {self.t}); one epoch of t = 2 is answered, and "
-                             "from 2 epochs at sigma >= 1 the transform takes t = 2 where "
-                             "sigma^2 t / E <= 120 (refacct.routing)")
+                             "from 2 epochs the transform takes t = 2 at sigma >= 1/16 "
+                             "where sigma^2 t / E <= 10^6 (refacct.routing)")
         return allocation_loss(self.sigma, self.t, self.swap)
 
 

@@ -138,11 +138,11 @@ depend on the steps, read off its 1-step and 2-step entries:
   t = 10^4, E = 67, 40; sigma 3, t = 100, E = 3), where the bracket gives 3 digits; at
   800 (sigma 2, t = 1000, E = 5) 273 s and 1.2 GB, left to the bracket.
   Two steps an epoch (no lattice cells: the brackets refuse them) take the transform from
-  ``TWO_STEPS_MIN_EPOCHS`` epochs at sigma >= ``TWO_STEPS_MIN_SIGMA`` up to the same spread
-  (eps(1e-5) at sigma 1: E = 2 20 s, E = 3 13 s, E = 5 10 s; sigma 2, 3, 10 at E = 2: 9,
-  14, 35 s; at spread 400, sigma 20 over 2 epochs, 251 s; sigma 20 over 3 epochs, spread
-  267, took more than 16 GB before the ray's blocks, 117 s and 0.5 GB since; sigma 1/2
-  over 2 asked 42 GB at once before them, and ran past 10 minutes in 1 GB since) and are
+  ``TWO_STEPS_MIN_EPOCHS`` epochs at sigma >= ``TWO_STEPS_MIN_SIGMA`` up to the spread
+  ``TWO_STEPS_MAX_SPREAD``, their moments one integral each
+  (``engines.allocation.halves``): eps(1e-5) at sigma 1 over 3 epochs 1.3 s (13-34 s by
+  the ray), sigma 20 over 3 0.8 s (117 s), sigma 1/2 over 2 2.3 s (past 10 minutes),
+  sigma 1/16 over 2 24 s, sigma 1000 over 2 (spread 10^6) 52 s; they are
   refused elsewhere.  One epoch whose inversion is out of its
   node budget (few steps, small sigma) falls back on the same transform at E = 1 where
   ``ONE_EPOCH_MIN_SPREAD`` <= sigma^2 t <= ``ONE_EPOCH_MAX_SPREAD`` (sigma 1, t 10: 52 s;
@@ -178,7 +178,8 @@ __all__ = ["MAX_STEPS", "CLOSED_MAX_STEPS", "QUADRATURE_MAX_STEPS", "LAPLACE_MAX
            "MAX_MIXED_STEPS", "MIXED_EXACT_MAX_STEPS", "MIXED_GENERAL_MAX_STEPS", "TRANSFORM_MIN_USES", "TRANSFORM_MIN_STEPS", "TRANSFORM_MIN_RATE",
            "FEW_STEPS_MIN_USES", "FEW_STEPS_MIN_SPREAD", "PUBLIC_MIN_STEPS",
            "LAPLACE_MIN_OFF_ATOMS", "LAPLACE_BEYOND_OFF_ATOMS", "EPOCHS_MAX_SPREAD",
-           "TWO_STEPS_MIN_EPOCHS", "TWO_STEPS_MIN_SIGMA", "ONE_EPOCH_MIN_SPREAD",
+           "TWO_STEPS_MIN_EPOCHS", "TWO_STEPS_MIN_SIGMA", "TWO_STEPS_MAX_SPREAD",
+           "ONE_EPOCH_MIN_SPREAD",
            "ONE_EPOCH_MAX_SPREAD", "ENGINES",
            "SHUFFLED_ENGINES", "Route", "compositions", "self_composition", "route_pair",
            "route_entry"]
@@ -202,7 +203,8 @@ PUBLIC_MIN_STEPS = 20
 ORDERS_TERMS_MAX_STEPS = 400
 EPOCHS_MAX_SPREAD = 400
 TWO_STEPS_MIN_EPOCHS = 2
-TWO_STEPS_MIN_SIGMA = 1
+TWO_STEPS_MIN_SIGMA = Fraction(1, 16)
+TWO_STEPS_MAX_SPREAD = 10 ** 6
 ONE_EPOCH_MIN_SPREAD = 5
 ONE_EPOCH_MAX_SPREAD = 30
 STANDARD = "standard engines"
@@ -480,7 +482,7 @@ def route_entry(make: Callable[[int], object], steps: int, force: bool = False) 
             spread = entry.sigma ** 2 * entry.steps
             if not force and entry.steps == 2 and entry.epochs >= TWO_STEPS_MIN_EPOCHS and \
                     entry.sigma >= TWO_STEPS_MIN_SIGMA and \
-                    spread <= EPOCHS_MAX_SPREAD * entry.epochs:
+                    spread <= TWO_STEPS_MAX_SPREAD * entry.epochs:
                 return Route(entry, entry.epochs, TRANSFORM, ALLOCATED_TRANSFORM)
             if force or entry.steps < 3 or spread > EPOCHS_MAX_SPREAD * entry.epochs:
                 return bracket

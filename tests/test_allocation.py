@@ -293,9 +293,9 @@ def test_a_short_range_at_two_steps_is_caught_by_its_tail_bounds(monkeypatch):
 
 def test_two_steps_over_epochs_are_refused_with_the_reason():
     """The lattice cells of E > 1 epochs come from the inversion's table, which does not
-    reach t = 2: where the transform does not take them either (sigma < 1), refused at
+    reach t = 2: where the transform does not take them either (sigma < 1/16), refused at
     once, naming the steps an epoch, not the node budget."""
-    entry = build(gaussian("1/2"), "random-allocation", "add-remove", steps=2, epochs=2)
+    entry = build(gaussian("1/20"), "random-allocation", "add-remove", steps=2, epochs=2)
     with pytest.raises(InputError, match="at least 3 steps an epoch"):
         refacct.delta(entry, 1)
 

@@ -208,15 +208,16 @@ def _two_steps_over_epochs(sigma: Fraction, epochs: int, eps: Fraction, n: int):
 
 
 def test_two_steps_over_epochs_route_to_the_transform_where_it_reaches():
-    """Two steps an epoch have no lattice cells: from 2 epochs at sigma >= 1 and
-    sigma^2 t / E <= 400 the transform (sigma 20 over 3 epochs, spread 267: 117 s, 0.5 GB),
-    elsewhere the bracket's refusal (sigma 1/2 over 2 epochs ran past 10 minutes)."""
+    """Two steps an epoch have no lattice cells: from 2 epochs at sigma >= 1/16 and
+    sigma^2 t / E <= 10^6 the transform (``engines.allocation.halves``: sigma 1/16 over 2
+    epochs 24 s, sigma 1000 over 2 52 s), elsewhere the bracket's refusal."""
     def engine(sigma, epochs):
         return api.route(build(gaussian(sigma), "random-allocation", "add-remove", steps=2,
                                epochs=epochs)).engine.name
-    assert engine(1, 2) == engine(5, 100) == engine(20, 3) == "transform"
-    assert engine("99/100", 2) == engine("1/2", 5) == engine(30, 2) == "proven-bracket"
-    assert engine(10, 2) == engine(20, 2) == "transform"
+    assert engine(1, 2) == engine(5, 100) == engine(20, 3) == engine(30, 2) == "transform"
+    assert engine("99/100", 2) == engine("1/2", 5) == engine("1/16", 2) == "transform"
+    assert engine(1000, 2) == "transform"
+    assert engine("1/17", 2) == engine(1001, 2) == "proven-bracket"
 
 
 @pytest.mark.slow

@@ -72,6 +72,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from ... import progress
 from ..arb import acb, arb, flint, power_log, to_arb
 from ..transform.contour import power_sums
+from .halves import TwoStepMoments
 from .lognormal import laplace_ray
 
 __all__ = ["EpochMoments", "EpochLoss", "epoch_loss"]
@@ -416,8 +417,9 @@ class EpochLoss:
 
 
 @lru_cache(maxsize=4)
-def _moments(sigma: Fraction, t: int) -> EpochMoments:
-    return EpochMoments(sigma, t)
+def _moments(sigma: Fraction, t: int):
+    """The moments of one epoch: two steps in one dimension (``halves``), else the ray."""
+    return TwoStepMoments(sigma) if t == 2 else EpochMoments(sigma, t)
 
 
 def epoch_loss(sigma: Fraction, t: int, remove: bool, epochs: int) -> EpochLoss:
