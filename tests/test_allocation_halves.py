@@ -14,7 +14,7 @@ from mpmath import mp
 import refacct
 from refacct.engines.allocation.halves import TwoStepMoments
 from refacct.engines.allocation.moments import EpochMoments
-from refacct.engines.arb import acb, arb, flint, to_arb
+from refacct.engines.arb import arb, flint, to_arb
 from refacct.mechanisms import build, gaussian
 
 from test_allocation_moments import _two_steps_over_epochs
