@@ -16,7 +16,8 @@ matrices: with n = n_0 + r B + s (0 <= s < B),
     sum_k g_k w_k^n = sum_k (g_k w_k^{n_0 + r B}) (w_k^s),   w_k = e^{i h u_k},
 
 X[r, k] Y[k, s], built with about 2 sqrt(J) K multiplications for J values of K nodes and
-multiplied in C.
+multiplied in C; about 4 sqrt(J) K balls at once, checked against the memory available
+before they are made (``engines.memory``: FLINT aborts the process when it runs out).
 """
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ from typing import List, Sequence
 
 from flint import acb_mat
 
-from ..arb import acb, arb
+from .. import memory
+from ..arb import acb, arb, flint
 
 __all__ = ["Line", "LINE_MAX_NODES", "Powers", "power_sums"]
 
@@ -114,9 +116,12 @@ class Powers:
         self.count = max(stop - first, 0)
         self.width = isqrt(self.count - 1) + 1 if self.count else 1      # B
         self.blocks = -(-self.count // self.width)                        # rows of X
+        k = len(rates)
+        # the rows and Y, then at each sum the weighted rows, X and the product
+        memory.check(3 * self.blocks * k + 2 * k * self.width + self.count, flint.ctx.prec,
+                     f"the sums of {k} nodes' powers at {self.count} points")
         self.rows = _progression(rates, first, self.width, self.blocks) if self.count else []
         ys = _progression(rates, 0, 1, self.width)
-        k = len(rates)
         self.y = acb_mat(k, self.width, [ys[s][j] for j in range(k) for s in range(self.width)])
 
     def sums(self, weights: Sequence["acb"]) -> List["acb"]:
