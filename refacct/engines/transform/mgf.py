@@ -43,9 +43,11 @@ __all__ = ["MAX_LATTICE", "GaussianShifts", "SubsampledGaussian", "PoissonGaussi
            "log_mgf_row", "loss_of"]
 
 MAX_LATTICE = 64   # the largest g: A is a polynomial of degree g, evaluated at every node
-# bits of a grid's precision its lines' rules leave to rounding (``line``): the plan's
-# precision holds 64 guard bits beyond the digits and the cancellation (``inversion``), and
-# a rule's error, unlike rounding, does not accumulate over the row
+# bits of a grid's precision that its rows leave out (``one_step_row``): the plan's
+# precision holds 64 guard bits beyond the digits and the cancellation (``inversion``) for
+# rounding that accumulates over the sum of the row's values; the error of a line's rule,
+# and the rounding of its sums (each value its own sum over the nodes, about
+# 2^-prec sum_k |g_k| <= 2^-prec F M(c), the size of the rule's own error), do not
 ROW_GUARD = 32
 
 
@@ -211,8 +213,12 @@ class SubsampledGaussian:
         return self.line(z.real).at(z.imag)
 
     def one_step_row(self, c: "arb", h: "arb", first: int, stop: int) -> List["acb"]:
-        """M(c + i n h) of one step, n = first .. stop - 1, from one ``line``."""
-        return self.line(c, flint.ctx.prec - ROW_GUARD).row(h, first, stop)
+        """M(c + i n h) of one step, n = first .. stop - 1, from one ``line`` whose rule
+        and sums are ``ROW_GUARD`` bits below the precision (three different steps at
+        k = 3: 12 s at full precision, 9.5 s so, the same enclosure)."""
+        with flint.ctx.workprec(flint.ctx.prec - ROW_GUARD):
+            out = self.line(c).row(h, first, stop)
+        return [+v for v in out]
 
     def log_mgf_row(self, c: "arb", h: "arb", first: int, stop: int) -> List["acb"]:
         """ln M_T(c + i n h), n = first .. stop - 1."""
