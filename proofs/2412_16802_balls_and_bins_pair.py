@@ -23,7 +23,9 @@ is a one-dimensional problem whatever t is.  Each step done here:
    (1/2) N(1/sqrt 2, sigma^2) + (1/2) N(-1/sqrt 2, sigma^2) vs N(0, sigma^2); scaled by sqrt 2
    (s = sigma sqrt 2, rational here) that is a composition refacct answers by its verified
    engines (nested quadrature of Gaussian mixtures): both orders, several eps and s, must
-   agree within refacct's error bound plus 1e-30.
+   agree within refacct's error bound plus 1e-30;
+5. in the same coordinates the moments of an epoch factor, E[X^a] = e^{b^2 (a^2 - 2a)/4}
+   E[cosh(b V / sqrt 2)^a] (sympy at the integers a = 0 .. 6).
 
 What is not checked here: that the pair dominates ABLQ_B (the paper's theorem), and the
 pairs of more than one allocation per epoch or of several epochs (one epoch composed E
@@ -140,8 +142,28 @@ def two_steps() -> None:
                       "mpmath tanh-sinh at 40 digits against refacct's verified composition")
 
 
+def two_step_moments() -> None:
+    """Step 5: the moments of one epoch of two steps factor as a Gaussian part times a
+    cosh part, E[X^a] = e^{b^2 (a^2 - 2a) / 4} E[cosh(b V / sqrt 2)^a] (b = 1/sigma, V
+    standard normal), what ``engines.allocation.halves`` computes; symbolically at the
+    integer a = 0 .. 6, both sides expanded into exponentials: the left from E[Z^j] =
+    e^{b^2 j (j - 1) / 2} of the lognormals Z, the right from cosh^a as a binomial sum and
+    E[e^{m V}] = e^{m^2 / 2}."""
+    b = sp.symbols("b", positive=True)
+    for a in range(7):
+        left = sum(sp.binomial(a, k) * sp.exp(b ** 2 * (k * (k - 1) + (a - k) * (a - k - 1)) / 2)
+                   for k in range(a + 1)) / 2 ** a
+        right = sp.exp(b ** 2 * (a ** 2 - 2 * a) / 4) * sum(
+            sp.binomial(a, k) * sp.exp((b * (2 * k - a) / sp.sqrt(2)) ** 2 / 2)
+            for k in range(a + 1)) / 2 ** a
+        claim(sp.simplify(sp.expand(left - right)) == 0,
+              f"t = 2, a = {a}: E[X^a] = e^(b^2 (a^2 - 2a)/4) E[cosh(b V / sqrt 2)^a]",
+              "sympy: both sides as sums of exponentials in b^2")
+
+
 if __name__ == "__main__":
     likelihood_ratio()
     call_is_balle_wang()
     two_steps()
+    two_step_moments()
     done()
