@@ -79,12 +79,12 @@ def test_a_cut_integral_is_held_by_its_tail_bound(monkeypatch):
 def test_two_epochs_below_sigma_one_match_the_conditioned_gaussian():
     """sigma 1/2, two steps an epoch, two epochs, delta(1) (past ten minutes by the ray, so
     refused before; about 4 s): against the Gaussian part in closed form and Gauss-Hermite
-    over the rest, whose 100 and 140 nodes agree to 1e-12 (cosh(2x) is far from a
-    polynomial)."""
+    over the rest, whose 80 and 100 nodes agree to 1e-11 (cosh(2x) is far from a
+    polynomial: 60 nodes err by 2e-10, 100 by 8e-13)."""
     entry = build(gaussian("1/2"), "random-allocation", "add-remove", steps=2, epochs=2)
     found = refacct.delta(entry, 1)
     coarse, fine = (max(_two_steps_over_epochs(Fraction(1, 2), 2, Fraction(1), n))
-                    for n in (100, 140))
-    assert abs(coarse - fine) < fine * mp.mpf(10) ** -12
+                    for n in (80, 100))
+    assert abs(coarse - fine) < fine * mp.mpf(10) ** -10
     assert found.engine == "transform" and found.proven and found.verified_digits >= 20
-    assert abs(found.value - fine) < fine * mp.mpf(10) ** -12
+    assert abs(found.value - fine) < fine * mp.mpf(10) ** -10
