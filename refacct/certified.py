@@ -54,6 +54,7 @@ from .engine import Engine, Request
 from .exact import to_mpf
 from .pairs import Composition, PairLike, as_public_mixture
 from .result import DeltaResult, EpsilonResult
+from .shifted import shifted_ceiling
 
 from .engines import arb as _arb
 from .engines.arb import arb, flint
@@ -242,6 +243,11 @@ class Certified(Engine):
         except InputError as exc:
             return str(exc)
         return None
+
+    def ceiling(self, target, request: Request) -> Optional[DeltaResult]:
+        """A composition of two pairs, one with a bounded loss: the other's delta at eps
+        less that loss's supremum (``refacct.shifted``), by this engine."""
+        return shifted_ceiling(target, request, self.answer)
 
     def answer(self, target, request: Request) -> List:
         if _by_transform(target):
