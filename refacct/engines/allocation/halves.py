@@ -53,7 +53,7 @@ class TwoStepMoments:
 
     def __init__(self, sigma: Fraction) -> None:
         self.sigma = Fraction(sigma)
-        self._real: Dict[Tuple[str, int], "arb"] = {}
+        self._real: Dict[Tuple[tuple, tuple, int], "arb"] = {}
 
     def _b2(self) -> "arb":
         return 1 / to_arb(self.sigma) ** 2
@@ -83,8 +83,10 @@ class TwoStepMoments:
         return (2 * arb(2).log() * (prec + size + GUARD)).sqrt() + 1
 
     def _real_c(self, alpha: "arb") -> "arb":
-        """C(alpha) for real alpha, kept per ball and precision."""
-        key = (alpha.str(30, radius=True), flint.ctx.prec)
+        """C(alpha) for real alpha, kept per ball (its exact midpoint and radius: two
+        balls that print alike may differ, and one's value need not hold the other's)
+        and precision."""
+        key = (alpha.mid().man_exp(), alpha.rad().man_exp(), flint.ctx.prec)
         if key not in self._real:
             self._real[key] = self._c(acb(alpha)).real
         return self._real[key]
