@@ -30,7 +30,7 @@ import flint
 import mpmath
 from mpmath import mp
 
-from .engines.quadrature import composed
+from .engines.quadrature import composed, two_means
 
 from .engines.exact import discrete
 from .engines.quadrature.laplace_shift import hockey_laplace, laplace_shift
@@ -227,6 +227,8 @@ def _term_value(comp: Composition, alpha, alpha_exact: Optional[Fraction],
     laplace = laplace_shift(comp.factors)
     if laplace is not None:
         return hockey_laplace(*laplace, alpha, alpha_exact, eps)
+    if two_means.supports(comp.pairs()):
+        return two_means.hockey_two_means(comp.pairs(), alpha, alpha_exact, rule)
     return composed.hockey_composed(comp.pairs(), alpha, alpha_exact, rule)
 
 
@@ -244,6 +246,9 @@ def _method(pm: PublicMixture) -> str:
         elif steps > 1 and laplace_shift(comp.factors) is not None:
             names.append("closed form: the Laplace mechanism's privacy-loss distribution "
                          "convolved exactly (B-splines between its atoms), Arb balls")
+        elif dimensions > 1 and two_means.supports(comp.pairs()):
+            names.append(f"nested Gauss-Legendre quadrature in Arb, {dimensions - 1} "
+                         "dimension(s), closed-form crossings of two means")
         elif dimensions > 1:
             names.append(f"nested Gauss-Legendre quadrature, {dimensions - 1} dimension(s)")
         elif cont:
