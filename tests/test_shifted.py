@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
+
 import refacct
 from refacct import Gaussian, Mixture, Pair
 from refacct.certified import CERTIFIED
@@ -47,3 +49,20 @@ def test_wor_substitution_at_two_steps_leaves_the_mixed_order_out():
     assert found.attained_by == ("j=2",) and found.verified_digits >= 20
     assert found.lower <= other.upper and other.lower <= found.upper
     assert terms["j=1"].method.startswith("ceiling") and terms["j=1"].upper < other.lower
+
+
+@pytest.mark.slow
+def test_the_standard_engines_leave_out_the_mixed_orders_at_three_steps():
+    """Three steps (the nested quadrature's route, about 10 s): orders j = 1 and 2 stand as
+    their ceilings, below order j = 3's value, and each ceiling lies above the lower end of
+    that order's proven lattice bracket (an independent method)."""
+    entry = refacct.mechanisms.build(refacct.mechanisms.gaussian(1), "wor", "substitution",
+                                     n=100, batch=10)
+    found = refacct.delta(entry, 1, steps=3, digits=12)
+    terms = dict(found.terms)
+    assert found.attained_by == ("j=3",) and found.verified_digits >= 12
+    for j, (n_a, n_b) in (("j=1", (2, 1)), ("j=2", (1, 2))):
+        assert terms[j].method.startswith("ceiling") and terms[j].upper < found.lower
+        order = Composition(((Pair(A, B), n_a), (Pair(B, A), n_b)))
+        bracket = refacct.delta(order, 1, method="bracket")
+        assert bracket.lower <= terms[j].upper
