@@ -120,7 +120,9 @@ class TwoMeans:
                 "mus": [to_arb(m) for m in self.mus],
                 "wp": [to_arb(w) for w in self.wp], "wq": [to_arb(w) for w in self.wq],
                 "half": 1 / (2 * s * s), "norm": 1 / (s * (2 * arb.pi()).sqrt()),
-                "scale": 1 / (s * arb(2).sqrt())}
+                "scale": 1 / (s * arb(2).sqrt()),
+                "inf": None if self.inf is None else _log(self.inf),
+                "sup": None if self.sup is None else _log(self.sup)}
         return self._cache[prec]
 
     def pdf_loss(self, y: "arb") -> Tuple["arb", "arb"]:
@@ -132,19 +134,20 @@ class TwoMeans:
         p = (-(y * y) * c["half"] + c["lam0"] * y).exp() * c["norm"] * sp
         return p, (sp / sq).log()
 
-    def root(self, t: "arb") -> "arb":
-        """The y with L(y) = t, for t strictly between the limits."""
+    def root(self, t: "arb", et: Optional["arb"] = None) -> "arb":
+        """The y with L(y) = t (et = e^t if known), for t strictly between the limits."""
         c = self._balls()
-        et = t.exp()
-        E = (et * c["b"][0] - c["a"][0]) / (c["a"][1] - et * c["b"][1])
-        return E.log() / c["gap"]
+        et = t.exp() if et is None else et
+        a, b = c["a"], c["b"]
+        return ((et * b[0] - a[0]) / (a[1] - et * b[1])).log() / c["gap"]
 
     def inside(self, t: "arb") -> int:
         """-1 / 0 / 1: t at or below the inf of L, strictly between the limits, at or above
         its sup (a ball straddling a limit counts as inside: its root is then far out)."""
-        if self.inf is not None and t <= _log(self.inf):
+        c = self._balls()
+        if c["inf"] is not None and t <= c["inf"]:
             return -1
-        if self.sup is not None and t >= _log(self.sup):
+        if c["sup"] is not None and t >= c["sup"]:
             return 1
         return 0
 
@@ -157,8 +160,9 @@ class TwoMeans:
     def half_line(self, y: "arb", upper: bool, es: "arb") -> "arb":
         """P(I) - e^s Q(I) on I = (y, inf) (upper) or (-inf, y)."""
         c = self._balls()
-        return sum(((p - es * q) * t for p, q, t in zip(c["wp"], c["wq"], self.tails(y, upper))),
-                   arb(0))
+        (p0, p1), (q0, q1) = c["wp"], c["wq"]
+        t0, t1 = self.tails(y, upper)
+        return (p0 - es * q0) * t0 + (p1 - es * q1) * t1
 
     def piece(self, a: "arb", b: "arb", es: "arb") -> "arb":
         """P([a, b]) - e^s Q([a, b]), each component's mass from the side of its mean."""
@@ -178,7 +182,7 @@ class TwoMeans:
         es = s.exp()
         if side < 0:
             return 1 - es
-        return self.half_line(self.root(s), self.increasing, es)
+        return self.half_line(self.root(s, es), self.increasing, es)
 
 
 def _ratio(wp: Fraction, wq: Fraction) -> Limit:
@@ -197,12 +201,14 @@ def _log_at(r: Fraction, prec: int) -> "arb":
         return to_arb(r).log()
 
 
-def _limits(fs: Sequence[TwoMeans]) -> Tuple[Limit, Limit]:
-    """e^{inf} and e^{sup} of the product's loss (products of the factors'; None: infinite)."""
-    lo = hi = Fraction(1)
+def _limits(fs: Sequence[TwoMeans]) -> Tuple[Optional["arb"], Optional["arb"]]:
+    """The inf and the sup of the product's loss (sums of the factors'; None: infinite), at
+    the current precision."""
+    lo = hi = arb(0)
     for f in fs:
-        lo = None if lo is None or f.inf is None else lo * f.inf
-        hi = None if hi is None or f.sup is None else hi * f.sup
+        c = f._balls()
+        lo = None if lo is None or c["inf"] is None else lo + c["inf"]
+        hi = None if hi is None or c["sup"] is None else hi + c["sup"]
     return lo, hi
 
 
@@ -240,9 +246,9 @@ def _hockey(fs: Tuple[TwoMeans, ...], s: "arb", d: int, rule: int, outermost: bo
     if len(fs) == 1:
         return fs[0].one_step(s), arb(0)
     lo, hi = _limits(fs)
-    if hi is not None and s >= _log(hi):
+    if hi is not None and s >= hi:
         return arb(0), arb(0)
-    if lo is not None and s <= _log(lo):
+    if lo is not None and s <= lo:
         return 1 - s.exp(), arb(0)
     with flint.ctx.workprec(_bits(d)):
         return _Level(fs, s, d, rule, outermost).run()
@@ -278,11 +284,11 @@ class _Level:
         f, s = self.f, self.s
         m, M = _limits(self.rest)
         closed, flat, zero = arb(0), None, None
-        if m is not None and f.inside(s - _log(m)) == 0:
-            flat = f.root(s - _log(m)).mid()
+        if m is not None and f.inside(s - m) == 0:
+            flat = f.root(s - m).mid()
             closed = f.half_line(flat, f.increasing, self.es)  # L1 >= s - m: H = 1 - e^b
-        if M is not None and f.inside(s - _log(M)) == 0:
-            zero = f.root(s - _log(M)).mid()  # L1 <= s - M: H = 0
+        if M is not None and f.inside(s - M) == 0:
+            zero = f.root(s - M).mid()  # L1 <= s - M: H = 0
         low, high = ((zero, "sup"), (flat, "inf")) if f.increasing else ((flat, "inf"), (zero, "sup"))
         return closed, (None if low[0] is None else low), (None if high[0] is None else high)
 
