@@ -136,3 +136,17 @@ def test_what_it_takes():
     both = Pair(Mixture([("1/2", g), ("1/2", Gaussian(1, 1))]),
                 Mixture([("3/4", g), ("1/4", Gaussian(1, 1))]))
     assert not supports([both, both])                        # both limits finite
+
+
+@pytest.mark.slow
+def test_an_interpolation_error_shows_in_the_bound(monkeypatch):
+    """Tables of the inner function 12 digits short of what their pieces need (about 4 s):
+    the two evaluations disagree, and the door's bound still holds the transform's proven
+    enclosure (three steps of the Poisson-subsampled Gaussian, delta(1))."""
+    monkeypatch.setattr(two_means, "TABLE_GUARD", -12)
+    pair = subsampled()
+    assert engine([pair] * 3, "1", digits=16)[1] > mp.mpf(10) ** -22   # 1e-26 with them
+    three = Composition.of(pair, pair, pair)
+    r = refacct.delta(three, "1", digits=16, method="quadrature")
+    proven = refacct.delta(three, "1", digits=16, method="transform")
+    assert r.lower <= proven.upper and proven.lower <= r.upper

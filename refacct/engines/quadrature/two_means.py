@@ -38,6 +38,15 @@ on what is dropped, 0 <= H <= 1) is 10^-(d+5) of the value; a piece whose integr
 its ends and midpoint) is 10^-j below the largest so far gets j digits fewer, and so do the
 inner values it needs.
 
+**Shared inner values.**  Where the inner product is itself an integral (three steps or
+more), a regular piece takes its inner H as a function of b = s - L1(y) over the piece's
+range of b: a Chebyshev interpolant (first kind, barycentric form) whose size comes from
+the largest Bernstein ellipse about that range free of the inner H's singular points (the
+inner loss's finite limits m, M, and those shifted by +-2 pi i, H being a function of e^b),
+when that is smaller than the piece's node count.  Far from the limits the range of b is
+short (L1 flattens towards its finite limit as the Gaussian tail goes on), so a handful of
+inner values serve a piece's dozens of nodes: 1.45 times faster at three steps.
+
 Every value is an Arb ball, but the quadrature error is not enclosed: the error bound comes
 from two evaluations that share no nodes or cuts (rule 1 runs 8 digits higher, so with more
 nodes, and its end pieces are 3/2 as wide, so every later cut moves by one feature width;
@@ -60,7 +69,7 @@ from mpmath import mp
 from ... import progress
 from ...distributions import Gaussian
 from ...pairs import Pair
-from ..arb import arb, arb_mid_rad, flint, to_arb
+from ..arb import acb, arb, arb_mid_rad, flint, to_arb
 from ..transform.legendre import legendre_rule
 from .composed import LOG_PIECE, SCAN_DIGITS, loss_steepness
 from .onestep import _signed_weights
@@ -363,7 +372,28 @@ class _Level:
         if d <= 0:
             return arb(0)
         d = max(d, SCAN_DIGITS)
-        return _gauss_legendre(lambda y: self.F(y, d), a, b, _nodes_for(d))
+        n = _nodes_for(d)
+        table = self.table(a, b, d, n) if len(self.rest) > 1 else None
+        if table is not None:
+            def G(y):
+                p, loss = self.f.pdf_loss(y)
+                return p * table(self.s - loss)
+            return _gauss_legendre(G, a, b, n)
+        return _gauss_legendre(lambda y: self.F(y, d), a, b, n)
+
+    def table(self, a: "arb", b: "arb", d: int, n: int) -> Optional["_Chebyshev"]:
+        """The inner H as a Chebyshev interpolant in b = s - L1(y) over the piece's range
+        of b, when that takes fewer inner values than the piece's n nodes (module
+        docstring), else None."""
+        ends = sorted((self.s - self.f.pdf_loss(y)[1] for y in (a, b)), key=_mid)
+        centre, radius = ((ends[0] + ends[1]) / 2).mid(), ((ends[1] - ends[0]) / 2).mid()
+        if not radius > 0:
+            return None
+        size = _chebyshev_size(centre, radius, _limits(self.rest), d + TABLE_GUARD)
+        if size >= n:
+            return None
+        return _Chebyshev(lambda x: _hockey(self.rest, x, d + 2, self.rule)[0],
+                          centre, radius, size)
 
     def probe(self, y: "arb") -> "arb":
         """|F(y)| to SCAN_DIGITS (kept: neighbouring pieces share their ends)."""
@@ -437,6 +467,51 @@ def _nodes_for(digits: int) -> int:
 
 def _log_nodes(digits: int) -> int:
     return int(LOG_RATE * digits) + 10
+
+
+TABLE_GUARD = 6   # digits beyond the piece's own in the interpolation error estimate
+
+
+def _chebyshev_size(centre: "arb", radius: "arb", limits, digits: int) -> int:
+    """Points for a Chebyshev interpolant of the inner H on centre +- radius to ``digits``
+    digits: its error falls like rho^-n, rho the largest Bernstein ellipse about the
+    interval free of singular points (the real limits of the inner loss, and the same
+    shifted by +-2 pi i, H being a function of e^b; a point pi i away stands in where
+    there is none).  Steering only: the two evaluations check the result."""
+    points = [acb(0, arb.pi())]
+    for lim in limits:
+        if lim is not None:
+            points += [acb(lim - centre, 2 * k * arb.pi()) for k in (-1, 0, 1)]
+    rho = None
+    for point in points:
+        z = point / radius
+        root = (z * z - 1).sqrt()
+        r = max(abs(z + root), abs(z - root))
+        rho = r if rho is None else min(rho, r, key=_mid)
+    if not rho > 1:
+        return 1 << 30
+    return max(2, _whole(arb(10).log() * digits / rho.log()) + 2)
+
+
+class _Chebyshev:
+    """The interpolant of f at n Chebyshev points of the first kind on centre +- radius,
+    evaluated in barycentric form (weights (-1)^j sin((2j + 1) pi / 2n))."""
+
+    def __init__(self, f, centre: "arb", radius: "arb", n: int) -> None:
+        angles = [arb.pi() * (2 * j + 1) / (2 * n) for j in range(n)]
+        self.nodes = [(centre + radius * t.cos()).mid() for t in angles]
+        self.weights = [(-1) ** j * t.sin() for j, t in enumerate(angles)]
+        self.values = [f(x) for x in self.nodes]
+
+    def __call__(self, x: "arb") -> "arb":
+        top = bottom = arb(0)
+        for node, w, v in zip(self.nodes, self.weights, self.values):
+            gap = x - node
+            if gap == 0:
+                return v
+            top += w * v / gap
+            bottom += w / gap
+        return top / bottom
 
 
 def _mid(x: "arb"):
