@@ -2,9 +2,12 @@
 decisions on catalogue entries and pairs; nothing is evaluated here."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
-from refacct import Discrete, Gaussian, Laplace, Mixture, Pair, api, certified, mechanisms, routing
+from refacct import (Composition, Discrete, Gaussian, Laplace, Mixture, Pair, api, certified,
+                     mechanisms, routing)
 from refacct.certified import CERTIFIED_FIRST, CertificationFailed
 from refacct.errors import OutOfReach
 from refacct.mechanisms.relations import MixedOrders
@@ -88,9 +91,9 @@ def test_few_uses_go_to_the_transform(make, at, fewer):
 def test_three_steps_take_the_transform_before_the_quadrature():
     """Three steps at q = 1/10 (0.3 uses): the transform, the quadrature its fallback; at
     q = 1e-3 (0.003 uses, out of the transform's reach) the quadrature; the pair composed
-    three times alike; a public mixture (truncated Poisson) takes the transform as its
-    1-step entry and 3, the quadrature of its 3-step entry the fallback, and from 4 to 19
-    steps the bracket of the 1-step entry."""
+    three times alike; a public mixture (truncated Poisson under substitution, three
+    means) takes the transform as its 1-step entry and 3, the quadrature of its 3-step
+    entry the fallback, and from 4 to 19 steps the bracket of the 1-step entry."""
     make = maker("gaussian", "poisson", sigma=1, q="1/10")
     route = routing.route_entry(make, 3)
     assert route.engine is TRANSFORM and route.target == make(3)
@@ -100,7 +103,7 @@ def test_three_steps_take_the_transform_before_the_quadrature():
     assert routing.route_pair(pair ** 3).engine is TRANSFORM
     assert routing.route_pair(pair ** 2).fallback.engine is routing.QUADRATURE
     public = maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20",
-                   max_batch=6)
+                   max_batch=6, relation="substitution")
     route = routing.route_entry(public, 3)
     assert route.engine is TRANSFORM and route.steps == 3 and route.target == public(1)
     assert route.fallback.engine is routing.QUADRATURE and route.fallback.target == public(3)
@@ -380,3 +383,24 @@ def test_epochs_take_the_transform_up_to_their_spread(steps, epochs, transform):
             (route.fallback.engine is routing.BRACKET)
     else:
         assert route.engine is routing.BRACKET and route.fallback is None
+
+
+def test_three_steps_of_different_two_mean_pairs_take_the_nested_quadrature():
+    """The transform makes one product a distinct pair, the quadrature in Arb costs the
+    same either way: three different subsampled Gaussians, two steps of one and one of
+    another, and the truncated Poisson's remove direction (components mixing two pairs)
+    take the quadrature, under add-remove as well; one pair three times keeps the
+    transform."""
+    def sub(sigma, q):
+        g = Gaussian(0, sigma)
+        return Pair(Mixture([(1 - Fraction(q), g), (Fraction(q), Gaussian(1, sigma))]), g)
+    a, b, c = sub("4/5", "1/10"), sub("9/10", "1/20"), sub("1", "1/10")
+    assert routing.route_pair(Composition.of(a, b, c)).engine is routing.QUADRATURE
+    assert routing.route_pair(Composition.of(a, a, b)).engine is routing.QUADRATURE
+    assert routing.route_pair(a ** 3).engine is TRANSFORM
+    public = maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20",
+                   max_batch=6, relation="remove")
+    assert routing.route_entry(public, 3).engine is routing.QUADRATURE
+    public = maker("gaussian", "truncated-poisson", sigma=1, n=100, p_sample="1/20",
+                   max_batch=6)
+    assert routing.route_entry(public, 3).engine is routing.QUADRATURE
