@@ -450,7 +450,7 @@ class _Level:
     def _span(self, h, a: "arb", b: "arb") -> "arb":
         """integral_a^b h(v) dv on equal parts of at most LOG_PIECE units."""
         m = max(1, _whole((b - a) / LOG_PIECE) + 1)
-        n = _log_nodes(self.d)
+        n = _log_nodes(self.d, (b - a) / m)
         cuts = [a + (b - a) * i / m for i in range(m + 1)]
         return sum((_gauss_legendre(lambda v: h(v, self.d + 2), u, v, n)
                     for u, v in zip(cuts, cuts[1:])), arb(0))
@@ -459,14 +459,18 @@ class _Level:
 PIECE = 6          # feature widths per regular piece
 NODE_RATE = 1.1    # Gauss-Legendre nodes per digit on a regular piece
 LOG_RATE = 1.2     # nodes per digit on LOG_PIECE units of v
+SHORT_POWER = 0.3
 
 
 def _nodes_for(digits: int) -> int:
     return int(NODE_RATE * digits) + 6
 
 
-def _log_nodes(digits: int) -> int:
-    return int(LOG_RATE * digits) + 10
+def _log_nodes(digits: int, length: "arb") -> int:
+    """Nodes on ``length`` <= LOG_PIECE units of v: LOG_RATE a digit on LOG_PIECE units,
+    fewer on a shorter part (as its share to the power SHORT_POWER)."""
+    share = (length / LOG_PIECE) ** SHORT_POWER
+    return _whole(share * int(LOG_RATE * digits)) + 10
 
 
 TABLE_GUARD = 6   # digits beyond the piece's own in the interpolation error estimate
