@@ -31,7 +31,7 @@ def test_a_composition_reports_its_outer_pieces(terminal):
     delta(Composition.of(SUB, Pair(Gaussian(2, 3), Gaussian(0, 3))), 1, digits=8,
           method="quadrature")
     text = terminal.getvalue()
-    assert "refacct: delta(eps=1): outer piece 1/" in text
+    assert "refacct: delta(eps=1): outer piece 1" in text
     assert "evaluation 2 of 2" in text
     assert text.endswith("\r")   # the line is cleared at the end
 

@@ -94,9 +94,9 @@ def test_catalogue_entries_take_the_limit():
     """The maximum over add and remove at k = 3 is at least the one-step remove pair's
     delta (data processing), which is closed form: p / q = 9/10 + e^{y - 1/2} / 10 grows
     with y, so p > e q beyond t = 1/2 + ln(10 (e - 9/10)), and delta = P(Y > t) - e Q(Y > t)
-    with Gaussian tails."""
+    with Gaussian tails.  60 digits: the quadrature's 20 take about 6 s, 60 more than 30."""
     mech = poisson_subsampled(gaussian(1), "1/10", "add-remove", 3)
-    r = mechanism_delta(mech, 1, time_limit=10)   # each term's bracket takes 0.4 s
+    r = mechanism_delta(mech, 1, digits=60, time_limit=10)   # each term's bracket: 0.4 s
     assert r.time_limited and 0 < r.value - r.abs_error
     with mp.workdps(40):
         t = mpq("1/2") + mp.log(10 * (mp.e - mpq("9/10")))
