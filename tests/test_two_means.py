@@ -73,6 +73,22 @@ def test_two_steps_agree_with_the_certified_engine(pair, eps):
     assert err < mp.mpf(10) ** -24 * max(value, mp.mpf(10) ** -30)
 
 
+@pytest.mark.parametrize("eps", ["-3", "60"])
+def test_far_ends_agree_with_the_certified_engine(eps):
+    """delta near 1 - e^eps and delta = 4.3e-105 (Gaussian tails from their own side)."""
+    two = Composition.of(WOR, WOR)
+    r = refacct.delta(two, eps, digits=20, method="quadrature")
+    proven = refacct.delta(two, eps, digits=20, method="certified")
+    assert "in Arb" in r.method and r.verified_digits >= 20
+    assert r.lower <= proven.upper and proven.lower <= r.upper
+
+
+def test_alpha_zero_is_one():
+    """H_0 = integral of p = 1, in every direction."""
+    for pair in (WOR, ADD):
+        assert refacct.hockey_stick(Composition.of(pair, pair), 0, method="quadrature").value == 1
+
+
 def test_two_different_factors_agree_with_the_certified_engine():
     pairs = [subsampled("4/5", "1/10"), subsampled("11/10", "1/5")]
     value, err = engine(pairs, "1/2", digits=25)

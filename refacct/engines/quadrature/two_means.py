@@ -237,6 +237,8 @@ def supports(pairs: Sequence[Pair]) -> bool:
 def hockey_two_means(pairs: Sequence[Pair], alpha, alpha_exact: Optional[Fraction], rule: int):
     """(H_alpha of the product, truncation bound plus the ball's radius) at the working
     precision with rule ``rule`` (``supports(pairs)`` must hold)."""
+    if alpha == 0:
+        return mp.one, mp.zero   # H_0 = integral p = 1
     fs = tuple(TwoMeans.of(p) for p in sorted(pairs, key=loss_steepness))
     digits = mp.dps
     with flint.ctx.workprec(_bits(digits)):
