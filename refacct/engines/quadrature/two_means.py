@@ -116,7 +116,8 @@ class TwoMeans:
         return self._cache["reversed"]
 
     # --- balls --------------------------------------------------------------------------
-    def _balls(self):
+    def constants(self) -> dict:
+        """The pair's constants as balls at the current precision (made once per precision)."""
         prec = flint.ctx.prec
         if prec not in self._cache:
             s = to_arb(self.sigma)
@@ -136,7 +137,7 @@ class TwoMeans:
 
     def pdf_loss(self, y: "arb") -> Tuple["arb", "arb"]:
         """(p(y), L(y))."""
-        c = self._balls()
+        c = self.constants()
         E = (c["gap"] * y).exp()
         sp = c["a"][0] + c["a"][1] * E
         sq = c["b"][0] + c["b"][1] * E
@@ -145,7 +146,7 @@ class TwoMeans:
 
     def root(self, t: "arb", et: Optional["arb"] = None) -> "arb":
         """The y with L(y) = t (et = e^t if known), for t strictly between the limits."""
-        c = self._balls()
+        c = self.constants()
         et = t.exp() if et is None else et
         a, b = c["a"], c["b"]
         return ((et * b[0] - a[0]) / (a[1] - et * b[1])).log() / c["gap"]
@@ -153,7 +154,7 @@ class TwoMeans:
     def inside(self, t: "arb") -> int:
         """-1 / 0 / 1: t at or below the inf of L, strictly between the limits, at or above
         its sup (a ball straddling a limit counts as inside: its root is then far out)."""
-        c = self._balls()
+        c = self.constants()
         if c["inf"] is not None and t <= c["inf"]:
             return -1
         if c["sup"] is not None and t >= c["sup"]:
@@ -162,20 +163,20 @@ class TwoMeans:
 
     def tails(self, y: "arb", upper: bool) -> List["arb"]:
         """N(mu_i, sigma^2)((y, inf)) (upper) or ((-inf, y)), each from its own side."""
-        c = self._balls()
+        c = self.constants()
         sign = 1 if upper else -1
         return [((y - m) * c["scale"] * sign).erfc() / 2 for m in c["mus"]]
 
     def half_line(self, y: "arb", upper: bool, es: "arb") -> "arb":
         """P(I) - e^s Q(I) on I = (y, inf) (upper) or (-inf, y)."""
-        c = self._balls()
+        c = self.constants()
         (p0, p1), (q0, q1) = c["wp"], c["wq"]
         t0, t1 = self.tails(y, upper)
         return (p0 - es * q0) * t0 + (p1 - es * q1) * t1
 
     def piece(self, a: "arb", b: "arb", es: "arb") -> "arb":
         """P([a, b]) - e^s Q([a, b]), each component's mass from the side of its mean."""
-        c = self._balls()
+        c = self.constants()
         total = arb(0)
         for p, q, m, ta, tb, la, lb in zip(c["wp"], c["wq"], c["mus"], self.tails(a, True),
                                            self.tails(b, True), self.tails(a, False),
@@ -195,7 +196,8 @@ class TwoMeans:
 
 
 def _ratio(wp: Fraction, wq: Fraction) -> Limit:
-    """e^{a limit of the loss}: wp / wq, None when infinite (wq = 0) ; 0 is -inf too."""
+    """e^{a limit of the loss}: wp / wq, or None when the limit is infinite (+inf where
+    wq = 0, -inf where wp = 0: which one follows from the side it is on)."""
     return None if wq == 0 or wp == 0 else wp / wq
 
 
@@ -215,7 +217,7 @@ def _limits(fs: Sequence[TwoMeans]) -> Tuple[Optional["arb"], Optional["arb"]]:
     the current precision."""
     lo = hi = arb(0)
     for f in fs:
-        c = f._balls()
+        c = f.constants()
         lo = None if lo is None or c["inf"] is None else lo + c["inf"]
         hi = None if hi is None or c["sup"] is None else hi + c["sup"]
     return lo, hi
