@@ -166,3 +166,26 @@ def test_an_interpolation_error_shows_in_the_bound(monkeypatch):
     r = refacct.delta(three, "1", digits=16, method="quadrature")
     proven = refacct.delta(three, "1", digits=16, method="transform")
     assert r.lower <= proven.upper and proven.lower <= r.upper
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_alpha_at_the_infimum_of_the_loss(k):
+    """ln alpha = k ln(9/10), the inf of the remove direction's loss: p >= alpha q
+    everywhere, so H_alpha = 1 - alpha exactly (the budget meets the limit: the closed form
+    at the limit, no root)."""
+    alpha = Fraction(9, 10) ** k
+    r = refacct.hockey_stick(Composition.of(*[WOR] * k), alpha, method="quadrature")
+    with mp.workdps(40):
+        assert r.lower <= 1 - mp.mpf(alpha.numerator) / alpha.denominator <= r.upper
+
+
+@pytest.mark.slow
+def test_forty_digits_of_total_variation_at_three_steps():
+    """H_1(P^3 || Q^3) = H_1(Q^3 || P^3) (total variation is symmetric): the remove and the
+    add direction at 40 digits (about 25 s), where the log-substituted pieces reach within
+    rounding of the inner loss's limits."""
+    remove = refacct.delta(Composition.of(WOR, WOR, WOR), 0, digits=40, method="quadrature")
+    add = refacct.delta(Composition.of(ADD, ADD, ADD), 0, digits=40, method="quadrature")
+    assert remove.verified_digits >= 40 and add.verified_digits >= 40
+    with mp.workdps(60):
+        assert remove.lower <= add.upper and add.lower <= remove.upper

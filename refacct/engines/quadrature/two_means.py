@@ -144,22 +144,34 @@ class TwoMeans:
         p = (-(y * y) * c["half"] + c["lam0"] * y).exp() * c["norm"] * sp
         return p, (sp / sq).log()
 
-    def root(self, t: "arb", et: Optional["arb"] = None) -> "arb":
-        """The y with L(y) = t (et = e^t if known), for t strictly between the limits."""
+    def root(self, t: "arb", et: Optional["arb"] = None) -> Optional["arb"]:
+        """The y with L(y) = t (et = e^t if known), for t strictly between the limits; None
+        where t lies so close to a limit that the ball of E = e^{(lam_1 - lam_0) y} reaches
+        0 or infinity (the root is then beyond the Gaussian tails)."""
         c = self.constants()
         et = t.exp() if et is None else et
         a, b = c["a"], c["b"]
-        return ((et * b[0] - a[0]) / (a[1] - et * b[1])).log() / c["gap"]
+        E = (et * b[0] - a[0]) / (a[1] - et * b[1])
+        return E.log() / c["gap"] if E.is_finite() and E > 0 else None
 
     def inside(self, t: "arb") -> int:
         """-1 / 0 / 1: t at or below the inf of L, strictly between the limits, at or above
-        its sup (a ball straddling a limit counts as inside: its root is then far out)."""
+        its sup.  A ball that meets a limit counts as at it: H there equals its limit form
+        (1 - e^t or 0) up to a remainder that vanishes faster than any power of the distance
+        to the limit (the root runs off into a Gaussian tail)."""
         c = self.constants()
-        if c["inf"] is not None and t <= c["inf"]:
+        if c["inf"] is not None and (t <= c["inf"] or t.overlaps(c["inf"])):
             return -1
-        if c["sup"] is not None and t >= c["sup"]:
+        if c["sup"] is not None and (t >= c["sup"] or t.overlaps(c["sup"])):
             return 1
         return 0
+
+    def nearer_limit(self, t: "arb") -> int:
+        """-1 if the inf of L is finite and nearer to t than a finite sup, else 1."""
+        c = self.constants()
+        if c["inf"] is None:
+            return 1
+        return -1 if c["sup"] is None or abs(t - c["inf"]) < abs(t - c["sup"]) else 1
 
     def tails(self, y: "arb", upper: bool) -> List["arb"]:
         """N(mu_i, sigma^2)((y, inf)) (upper) or ((-inf, y)), each from its own side."""
@@ -190,9 +202,11 @@ class TwoMeans:
         if side > 0:
             return arb(0)
         es = s.exp()
-        if side < 0:
-            return 1 - es
-        return self.half_line(self.root(s, es), self.increasing, es)
+        y = None if side else self.root(s, es)
+        if y is None:
+            side = side or self.nearer_limit(s)
+            return 1 - es if side < 0 else arb(0)
+        return self.half_line(y, self.increasing, es)
 
 
 def _ratio(wp: Fraction, wq: Fraction) -> Limit:
@@ -259,9 +273,9 @@ def _hockey(fs: Tuple[TwoMeans, ...], s: "arb", d: int, rule: int, outermost: bo
     if len(fs) == 1:
         return fs[0].one_step(s), arb(0)
     lo, hi = _limits(fs)
-    if hi is not None and s >= hi:
+    if hi is not None and (s >= hi or s.overlaps(hi)):   # TwoMeans.inside: at the limit
         return arb(0), arb(0)
-    if lo is not None and s <= lo:
+    if lo is not None and (s <= lo or s.overlaps(lo)):
         return 1 - s.exp(), arb(0)
     with flint.ctx.workprec(_bits(d)):
         return _Level(fs, s, d, rule, outermost).run()
@@ -298,10 +312,13 @@ class _Level:
         m, M = _limits(self.rest)
         closed, flat, zero = arb(0), None, None
         if m is not None and f.inside(s - m) == 0:
-            flat = f.root(s - m).mid()
+            flat = f.root(s - m)   # None: beyond the tails, the side stays numeric
+        if flat is not None:
+            flat = flat.mid()
             closed = f.half_line(flat, f.increasing, self.es)  # L1 >= s - m: H = 1 - e^b
         if M is not None and f.inside(s - M) == 0:
-            zero = f.root(s - M).mid()  # L1 <= s - M: H = 0
+            zero = f.root(s - M)   # L1 <= s - M: H = 0
+            zero = None if zero is None else zero.mid()
         low, high = ((zero, "sup"), (flat, "inf")) if f.increasing else ((flat, "inf"), (zero, "sup"))
         return closed, (None if low[0] is None else low), (None if high[0] is None else high)
 
@@ -446,9 +463,10 @@ class _Level:
 
     def _zero_budget(self, e: "arb", other: "arb") -> Optional["arb"]:
         """The y strictly between e and ``other`` where L1(y) = s, else None."""
-        if self.f.inside(self.s) != 0:
+        y = self.f.root(self.s) if self.f.inside(self.s) == 0 else None
+        if y is None:
             return None
-        y = self.f.root(self.s).mid()
+        y = y.mid()
         return y if min(e, other, key=_mid) < y < max(e, other, key=_mid) else None
 
     def _span(self, h, a: "arb", b: "arb") -> "arb":
