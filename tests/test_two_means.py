@@ -89,8 +89,11 @@ def test_alpha_zero_is_one():
         assert refacct.hockey_stick(Composition.of(pair, pair), 0, method="quadrature").value == 1
 
 
-def test_two_different_factors_agree_with_the_certified_engine():
-    pairs = [subsampled("4/5", "1/10"), subsampled("11/10", "1/5")]
+@pytest.mark.parametrize("pairs", [
+    [subsampled("4/5", "1/10"), subsampled("11/10", "1/5")],
+    [Pair(Gaussian(1, 2), Gaussian(0, 2)), ADD],      # a shift has no finite loss limit
+], ids=["two-subsampled", "shift-and-add"])
+def test_two_different_factors_agree_with_the_certified_engine(pairs):
     value, err = engine(pairs, "1/2", digits=25)
     proven = refacct.delta(Composition.of(*pairs), "1/2", digits=25, method="certified")
     assert holds(proven, value, err)
