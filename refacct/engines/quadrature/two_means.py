@@ -450,16 +450,16 @@ class _Level:
                 head = self._span(along(self.F), arb(0), start)
         h = along(g)
         threshold = arb(10) ** -(self.d + 4)
-        peak, previous, j = max(abs(closed.mid()), abs(head.mid())), None, 0
+        peak, mags = max(abs(closed.mid()), abs(head.mid())), []
         while True:
-            value = abs(h(start + j, SCAN_DIGITS).mid())
-            peak = max(peak, value)
-            if j >= 3 and value <= previous and value <= threshold * peak:
+            mags.append(abs(h(start + len(mags), SCAN_DIGITS).mid()))
+            peak = max(peak, mags[-1])
+            if len(mags) > 3 and mags[-1] <= mags[-2] and mags[-1] <= threshold * peak:
                 break
-            if j > 10**3:
+            if len(mags) > 10**3:
                 raise ArithmeticError("log-substituted piece: the integrand does not decay")
-            previous, j = value, j + 1
-        return closed + head + self._span(h, start, start + j + 2 * self.rule)
+        top = start + len(mags) - 1 + 2 * self.rule
+        return closed + head + self._span(h, start, top, mags, max(peak, self.peak))
 
     def _zero_budget(self, e: "arb", other: "arb") -> Optional["arb"]:
         """The y strictly between e and ``other`` where L1(y) = s, else None."""
@@ -469,13 +469,33 @@ class _Level:
         y = y.mid()
         return y if min(e, other, key=_mid) < y < max(e, other, key=_mid) else None
 
-    def _span(self, h, a: "arb", b: "arb") -> "arb":
-        """integral_a^b h(v) dv on equal parts of at most LOG_PIECE units."""
+    def _span(self, h, a: "arb", b: "arb", mags: Sequence = (), peak=None) -> "arb":
+        """integral_a^b h(v) dv on equal parts of at most LOG_PIECE units.  With ``mags``,
+        |h| at a, a + 1, ... (SCAN_DIGITS), a part whose largest is 10^-j below ``peak``
+        gets j digits fewer and its nodes the digits of their neighbours there."""
         m = max(1, _whole((b - a) / LOG_PIECE) + 1)
-        n = _log_nodes(self.d, (b - a) / m)
         cuts = [a + (b - a) * i / m for i in range(m + 1)]
-        return sum((_gauss_legendre(lambda v: h(v, self.d + 2), u, v, n)
-                    for u, v in zip(cuts, cuts[1:])), arb(0))
+        total = arb(0)
+        for u, v in zip(cuts, cuts[1:]):
+            d = self._below(peak, mags[max(0, _whole(u - a)):_whole(v - a) + 2])
+            if d <= 0:
+                continue
+            total += _gauss_legendre(lambda x: h(x, max(SCAN_DIGITS, self._below(
+                peak, mags[max(0, _whole(x - a)):_whole(x - a) + 2], 2))), u, v,
+                _log_nodes(d, (b - a) / m))
+        return total
+
+    def _below(self, peak, mags: Sequence, extra: int = 0) -> int:
+        """self.d + extra, less the decades by which the largest of ``mags`` lies below
+        ``peak`` (all of them when there are no ``mags``); at least SCAN_DIGITS unless
+        nothing is left (<= 0)."""
+        if not mags:
+            return self.d + extra
+        top = max(mags)
+        if top == 0:
+            return 0
+        d = self.d + extra - max(0, _whole((peak / top).log() / arb(10).log()))
+        return d if d <= 0 else max(d, SCAN_DIGITS)
 
 
 PIECE = 6          # feature widths per regular piece
