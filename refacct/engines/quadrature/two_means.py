@@ -36,7 +36,8 @@ loss's branch points lie at Im y = pi sigma^2 / (mu_1 - mu_0)) get Gauss-Legendr
 ``NODE_RATE`` nodes a digit, marching out until the outer tail mass beyond (a rigorous bound
 on what is dropped, 0 <= H <= 1) is 10^-(d+5) of the value; a piece whose integrand (at
 its ends and midpoint) is 10^-j below the largest so far gets j digits fewer, and so do the
-inner values it needs.
+inner values it needs; so does a part of a log-substituted piece, from the magnitudes its
+scan found at every unit of v (each node the digits of its scanned neighbours).
 
 **Shared inner values.**  Where the inner product is itself an integral (three steps or
 more), a regular piece takes its inner H as a function of b = s - L1(y) over the piece's
