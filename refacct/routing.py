@@ -60,7 +60,9 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   transform whatever their count; its fallback is the quadrature at three compositions,
   the bracket beyond (its decay bound for few steps,
   ``engines.transform.mgf.SubsampledGaussian.strip``: sigma 1, q 1/10, delta(1) to 25
-  proven digits in 3 s where the nested quadrature took 101 s).  Measured on sigma 1/2,
+  proven digits in 3 s where the nested quadrature took 101 s), except three
+  compositions of Gaussian pairs with two means that are not all one pair
+  (``_nested_in_arb``), which take the quadrature in Arb first.  Measured on sigma 1/2,
   1, 2, q 1/10 to 1e-4, 4 to 5000 steps, delta(1) and eps(1e-5) in both directions: from
   1/100 use and spread 1, 20 to 29 digits in 0.4 to 31 s, except eps(1e-5) at sigma 1,
   q 1/100, 4 steps (spread 1.5) and eps(1e-100) at sigma 1/2, q 1e-3, 100 steps (spread
@@ -387,10 +389,10 @@ def _within(x, total: int, times: int = 1) -> bool:
 def _nested_in_arb(x, times: int = 1) -> bool:
     """Is every term (every component of a public mixture) of ``x`` composed ``times``
     times a composition of Gaussian pairs with two means that the nested quadrature in Arb
-    takes (``two_means.supports``), some of different pairs?  The transform makes one product of Arb matrices for each distinct
-    pair, the quadrature costs the same whether they differ or not: three different
-    Poisson-subsampled Gaussians, delta(1), 20 digits, 3.5 s against 9.9 s (one pair
-    three times: 2.9 s against 1.7 s)."""
+    takes (``two_means.supports``), some of different pairs?  The transform makes one
+    product of Arb matrices for each distinct pair, the quadrature costs the same whether
+    they differ or not: three different Poisson-subsampled Gaussians, delta(1), 20 digits,
+    2.6 s against 9.9 s (one pair three times: 2.9 s against 1.7 s)."""
     comps, mixed = [], False
     for term in _terms(x):
         if isinstance(term, PublicMixture):
