@@ -38,7 +38,8 @@ from ..exact import mpf_parts, rational
 
 __all__ = [
     "all_cores", "fork_is_safe",
-    "flint", "arb", "acb", "to_arb", "arb_ends", "arb_mid_rad", "power_log", "dyadic_mpf",
+    "flint", "arb", "acb", "to_arb", "arb_ends", "arb_mid_rad", "floor_mid", "power_log",
+    "dyadic_mpf",
     "is_infinite", "steering_log",
     "gaussian_pdf", "gaussian_upper", "gaussian_lower", "gaussian_mass",
     "laplace_pdf", "laplace_upper", "laplace_lower", "laplace_mass",
@@ -159,6 +160,12 @@ def arb_mid_rad(x: "arb") -> Tuple[mpmath.mpf, mpmath.mpf]:
     m, r, e = _exact_parts(x)
     return _mpf_exact(m, e), _mpf_exact(r, e)
 
+
+
+def floor_mid(x: "arb") -> int:
+    """floor of the midpoint of a finite ball, as an int: for counts and digits that steer
+    a computation, never for a bound."""
+    return int(mpmath.floor(arb_mid_rad(x)[0]))
 
 def dyadic_mpf(q: Fraction) -> mpmath.mpf:
     """A dyadic rational (denominator a power of 2) as an exact mpf."""

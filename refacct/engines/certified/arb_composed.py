@@ -37,10 +37,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import List, Optional
 
-import mpmath
-
 from ...exact import rational
-from ..arb import acb, arb, arb_ends, arb_mid_rad, mass, pdf, to_arb
+from ..arb import acb, arb, arb_ends, floor_mid, mass, pdf, to_arb
 from .arb_onestep import CertifiedPair, Root
 from .expsum import ExactBeta
 
@@ -202,7 +200,7 @@ class _Composed:
             if seg.kind in ("flat", "constant"):
                 total += self.value(seg)
             elif seg.kind == "cross" and seg.a is not None and seg.b is not None:
-                n = max(4, min(64, _whole((seg.b - seg.a) / step) + 1))
+                n = max(4, min(64, floor_mid((seg.b - seg.a) / step) + 1))
                 h = (seg.b - seg.a) / n
                 total += h * sum((self.point(seg, (seg.a + (k + arb(1) / 2) * h).mid())
                                   for k in range(n)), arb(0))
@@ -270,11 +268,6 @@ def composed_hockey(outer: CertifiedPair, inner: CertifiedPair, alpha: ExactBeta
             raise ArithmeticError("a segment vanished between its breakpoint slivers")
         total += job.value(seg)
     return total
-
-
-def _whole(x: "arb") -> int:
-    """floor of the midpoint of a finite ball, as an int (counts, not bounds)."""
-    return int(mpmath.floor(arb_mid_rad(x)[0]))
 
 
 def _representative(a: Optional["arb"], b: Optional["arb"]) -> "arb":

@@ -64,13 +64,12 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import List, Optional, Sequence, Tuple
 
-import mpmath
 from mpmath import mp
 
 from ... import progress
 from ...distributions import Gaussian
 from ...pairs import Pair
-from ..arb import acb, arb, arb_mid_rad, flint, to_arb
+from ..arb import acb, arb, arb_mid_rad, flint, floor_mid, to_arb
 from ..transform.legendre import legendre_rule
 from .composed import LOG_PIECE, SCAN_DIGITS, loss_steepness
 from .onestep import _signed_weights
@@ -340,7 +339,7 @@ class _Level:
             total += self.logged(right, inner_right)
         self.peak = max(self.peak, abs(total.mid()))
         if inner_left is not None and inner_right is not None:
-            n = max(1, _whole((inner_right - inner_left) / self.w) + 1)
+            n = max(1, floor_mid((inner_right - inner_left) / self.w) + 1)
             step = (inner_right - inner_left) / n
             for j in range(n):
                 total += self.regular(inner_left + j * step, inner_left + (j + 1) * step, j, n)
@@ -390,7 +389,7 @@ class _Level:
         self.peak = max(self.peak, probe)
         if probe == 0:
             return arb(0)
-        d = self.d - _whole((self.peak / probe).log() / arb(10).log()) + 2
+        d = self.d - floor_mid((self.peak / probe).log() / arb(10).log()) + 2
         if d <= 0:
             return arb(0)
         d = max(d, SCAN_DIGITS)
@@ -474,15 +473,15 @@ class _Level:
         """integral_a^b h(v) dv on equal parts of at most LOG_PIECE units.  With ``mags``,
         |h| at a, a + 1, ... (SCAN_DIGITS), a part whose largest is 10^-j below ``peak``
         gets j digits fewer and its nodes the digits of their neighbours there."""
-        m = max(1, _whole((b - a) / LOG_PIECE) + 1)
+        m = max(1, floor_mid((b - a) / LOG_PIECE) + 1)
         cuts = [a + (b - a) * i / m for i in range(m + 1)]
         total = arb(0)
         for u, v in zip(cuts, cuts[1:]):
-            d = self._below(peak, mags[max(0, _whole(u - a)):_whole(v - a) + 2])
+            d = self._below(peak, mags[max(0, floor_mid(u - a)):floor_mid(v - a) + 2])
             if d <= 0:
                 continue
             total += _gauss_legendre(lambda x: h(x, max(SCAN_DIGITS, self._below(
-                peak, mags[max(0, _whole(x - a)):_whole(x - a) + 2], 2))), u, v,
+                peak, mags[max(0, floor_mid(x - a)):floor_mid(x - a) + 2], 2))), u, v,
                 _log_nodes(d, (b - a) / m))
         return total
 
@@ -495,7 +494,7 @@ class _Level:
         top = max(mags)
         if top == 0:
             return 0
-        d = self.d + extra - max(0, _whole((peak / top).log() / arb(10).log()))
+        d = self.d + extra - max(0, floor_mid((peak / top).log() / arb(10).log()))
         return d if d <= 0 else max(d, SCAN_DIGITS)
 
 
@@ -513,7 +512,7 @@ def _log_nodes(digits: int, length: "arb") -> int:
     """Nodes on ``length`` <= LOG_PIECE units of v: LOG_RATE a digit on LOG_PIECE units,
     fewer on a shorter part (as its share to the power SHORT_POWER)."""
     share = (length / LOG_PIECE) ** SHORT_POWER
-    return _whole(share * int(LOG_RATE * digits)) + 10
+    return floor_mid(share * int(LOG_RATE * digits)) + 10
 
 
 TABLE_GUARD = 6   # digits beyond the piece's own in the interpolation error estimate
@@ -537,7 +536,7 @@ def _chebyshev_size(centre: "arb", radius: "arb", limits, digits: int) -> int:
         rho = r if rho is None else min(rho, r, key=_mid)
     if not rho > 1:
         return 1 << 30
-    return max(2, _whole(arb(10).log() * digits / rho.log()) + 2)
+    return max(2, floor_mid(arb(10).log() * digits / rho.log()) + 2)
 
 
 class _Chebyshev:
@@ -563,11 +562,6 @@ class _Chebyshev:
 
 def _mid(x: "arb"):
     return x.mid()
-
-
-def _whole(x: "arb") -> int:
-    """floor of the midpoint of a finite ball (counts and digits: steering, not bounds)."""
-    return int(mpmath.floor(arb_mid_rad(x)[0]))
 
 
 def _gauss_legendre(F, a: "arb", b: "arb", n: int) -> "arb":
