@@ -9,6 +9,8 @@ lattice, no transform) for Poisson-subsampled Gaussians, moved, scaled and mixed
 the quadrature engine's two-step integral where both run."""
 from __future__ import annotations
 
+import math
+
 from fractions import Fraction as F
 
 import pytest
@@ -332,3 +334,20 @@ def test_a_grid_whose_sum_is_lost_decides_nothing_and_is_no_input_error(monkeypa
     with pytest.raises(ArithmeticError) as raised:
         arb_mid_rad(arb("nan"))
     assert not isinstance(raised.value, ValueError)
+
+
+
+@pytest.mark.parametrize("q", [F(15, 4), F(-15, 4), F(0), F(-1, 3), F(5), F(-5),
+                               F(2 ** 70) + F(1, 7)])
+def test_floor_mid_is_the_floor_of_the_exact_midpoint(q):
+    """``floor_mid`` (node counts and digits) against Python's floor of the rational (at
+    400 bits the midpoint keeps its fraction; the floors fit the default precision); a
+    NaN ball is a numerical failure (ArithmeticError), never a count."""
+    from flint import ctx
+
+    from refacct.engines.arb import floor_mid
+    with ctx.workprec(400):
+        x = arb(q.numerator) / q.denominator
+    assert floor_mid(x) == math.floor(q)
+    with pytest.raises(ArithmeticError):
+        floor_mid(arb("nan"))
