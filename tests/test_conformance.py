@@ -291,6 +291,25 @@ LATTICE = {
         ("epsilon", "1e-30"): ("3.47261", "3.47981"),
         ("epsilon", "1e-5"): ("1.11824", "1.12382"),
     },
+    # random allocation over epochs: the one-epoch loss's proven cells composed on a
+    # lattice (refacct.brackets), where the transform inverts the epochs' moments
+    "alloc-add-remove-s1-t100-E10": {
+        ("delta", "1"): ("0.00199921", "0.00200248"),
+        ("delta", "2"): ("7.25895e-7", "7.28338e-7"),
+        ("epsilon", "1e-5"): ("1.70126", "1.70163"),
+    },
+    "alloc-add-remove-s2-t1000-E20": {
+        ("delta", "1/4"): ("1.02472e-5", "1.02546e-5"),
+        ("delta", "1/2"): ("2.40244e-13", "2.40834e-13"),
+        ("epsilon", "1e-5"): ("0.248106", "0.251744"),
+        ("epsilon", "1e-10"): ("0.425157", "0.431101"),
+    },
+    "alloc-add-remove-s1-t10000-E100": {
+        ("delta", "1/2"): ("2.75263e-6", "2.75271e-6"),
+        ("delta", "1"): ("3.85859e-16", "5.68019e-16"),
+        ("epsilon", "1e-5"): ("0.456276", "0.459021"),
+        ("epsilon", "1e-10"): ("0.759817", "0.764197"),
+    },
 }
 
 
@@ -298,7 +317,8 @@ LATTICE = {
 def test_transform_references_lie_inside_the_lattice_brackets(name):
     """The 20-digit references of the cases the transform answers (Poisson, WOR and
     truncated Poisson sampling, Gaussian and Laplace, add-remove, zero-out, substitution,
-    groups, from 10 steps on) lie inside the brackets of a lattice, and the same holds for
+    groups, from 10 steps on; random allocation over epochs) lie inside the brackets of a
+    lattice, and the same holds for
     the forms of one case.  (The unsampled Laplace cases of 10^3 and 10^4 steps are not
     here: a lattice brackets them from 0 to 6e7; the exact convolution of the Laplace
     loss's law checks the transform at 300 and 400 steps, test_transform_laplace.)"""

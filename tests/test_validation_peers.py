@@ -546,8 +546,8 @@ def test_random_allocation_on_random_allocation():
 
 
 def test_random_allocation_over_twenty_epochs():
-    """sigma 2, t = 1000, 20 epochs (references: proven brackets of the one-epoch loss
-    composed): RDP_DCO and the recursive method bound every answer (sound, loose), but the
+    """sigma 2, t = 1000, 20 epochs (references: 20 proven digits from the transform of the
+    epochs' moments): RDP_DCO and the recursive method bound every answer (sound, loose), but the
     recursive eps(1e-10) = inf (no bound: failed); the decomposition and the lower bound
     take one epoch only (the package raises for num_epochs > 1): not asked."""
     pytest.importorskip("random_allocation")

@@ -55,7 +55,7 @@ from .recompute import compute_all, reference_json
 __all__ = ["VERSION", "RECORDS", "SCHEMA", "LEVELS", "FEATURES", "default_directory",
            "records", "record", "features", "schema", "write", "check", "add_arguments", "run"]
 
-VERSION = "1.2.0"
+VERSION = "1.2.1"
 RECORDS = "refacct-reference.jsonl"
 SCHEMA = "refacct-reference.schema.json"
 LEVELS = ("lower", "average", "higher")

@@ -25,8 +25,8 @@ at alpha = 1e-3, 1e-2, 1/10, 1/2 (``TRADEOFF_QUERIES``), for the f-DP accountant
 Gaussian ones also ask calibrations: the smallest sigma whose advantage is at most a target,
 and for one of them whose beta(1/10) is at least a target (error rates).  The ``alloc-``
 cases are random allocation: one epoch (sigma 1/2 .. 5, 10 .. 10^4 steps an epoch; two steps at
-sigma 1) and 5 to 100 epochs (``_EPOCHS``: proven digits where the transform reaches, else
-proven brackets), with delta at two eps each and eps(1e-5), eps(1e-10).
+sigma 1) and 5 to 100 epochs (``_EPOCHS``: proven digits from the transform), with delta at
+two eps each and eps(1e-5), eps(1e-10).
 """
 from __future__ import annotations
 
@@ -296,15 +296,14 @@ _ALLOCATIONS = (("1/2", 1000, "1/2", "1"), ("1/2", 10_000, "1/2", "1"), ("1", 10
                 ("1", 2, "1", "2"))
 ALLOCATION_DELTAS = ("1e-5", "1e-10")
 # (sigma, steps of the epoch, epochs, the two eps of its delta(eps) queries, the delta of its
-# eps(delta) queries, method) of random allocation over epochs.  "bracket": proven brackets
-# (refacct.brackets), a few minutes each; at sigma 1, t = 100 the loss beyond the one-epoch
-# table's strike cap (refacct.engines.allocation.cells) weighs more than 1e-10 over ten
-# epochs: eps(1e-5) only.  "auto": 20 proven digits from the transform where sigma^2 t / E
-# <= refacct.routing.EPOCHS_MAX_SPREAD (Opacus' CIFAR-10 tutorial over 20 epochs, and
-# sigma 1, t = 100 over 5), about 20-60 s a query.
-_EPOCHS = (("1", 100, 10, ("1", "2"), ("1e-5",), "bracket"),
-           ("2", 1000, 20, ("1/4", "1/2"), ALLOCATION_DELTAS, "bracket"),
-           ("1", 10_000, 100, ("1/2", "1"), ALLOCATION_DELTAS, "bracket"),
+# eps(delta) queries, method) of random allocation over epochs: 20 proven digits from the
+# transform ("auto": every spread sigma^2 t / E here, 5 to 200, is within
+# refacct.routing.EPOCHS_MAX_SPREAD), about 5-120 s a query.  Sigma 1, t = 100 over ten
+# epochs asks eps(1e-5) alone, the reach of the lattice brackets that check it
+# (tests/test_conformance.py).
+_EPOCHS = (("1", 100, 10, ("1", "2"), ("1e-5",), "auto"),
+           ("2", 1000, 20, ("1/4", "1/2"), ALLOCATION_DELTAS, "auto"),
+           ("1", 10_000, 100, ("1/2", "1"), ALLOCATION_DELTAS, "auto"),
            ("1", 100, 5, ("1", "2"), ALLOCATION_DELTAS, "auto"),
            ("11/10", 195, 20, ("1", "2"), ALLOCATION_DELTAS, "auto"))
 
