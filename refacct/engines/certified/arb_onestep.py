@@ -261,19 +261,23 @@ class GaussianPair(CertifiedPair):
         return _alternating(roots, signs[0] > 0)
 
     def closed_form_crossings(self) -> bool:
-        """Is every crossing an analytic function of beta that Arb encloses: two means;
-        three equally spaced whose outer rows belong to one side each (p / q then runs
-        monotonely from 0 to inf: one crossing, a quadratic's root; substitution under
-        Poisson sampling); or a lattice of means in likelihood-ratio order (one crossing at
-        most, a polynomial's root: module docstring)?"""
+        """Is every crossing an analytic function of beta that Arb encloses: by a formula
+        (``explicit_crossings``), or on a lattice of means in likelihood-ratio order (one
+        crossing at most, a polynomial's root: module docstring)?"""
+        return self.explicit_crossings() or self._lattice() is not None
+
+    def explicit_crossings(self) -> bool:
+        """Is every crossing a formula in beta: two means; or three equally spaced whose
+        outer rows belong to one side each (p / q then runs monotonely from 0 to inf: one
+        crossing, a quadratic's root; substitution under Poisson sampling)?  A lattice's
+        root instead takes Newton's steps and Krawczyk's test at each beta."""
         if len(self.rows) <= 2:
             return True
         if len(self.rows) == 3:
             (l0, p0, q0), (l1, _, _), (l2, p2, q2) = self.rows
             one_sided = (p0.is_zero() and q2.is_zero()) or (q0.is_zero() and p2.is_zero())
-            if l1 - l0 == l2 - l1 and one_sided:
-                return True
-        return self._lattice() is not None
+            return l1 - l0 == l2 - l1 and one_sided
+        return False
 
     def _lattice(self) -> Optional[Tuple[Fraction, Tuple[int, ...]]]:
         """(d, (n_i)) when the rows' rates lie on a lattice lam_0 + n_i d, n_i <=
