@@ -548,9 +548,9 @@ def _anchored(box: "acb", real: Sequence["arb"], powers: Sequence[int]) -> bool:
 
 
 def _horner(cs: Sequence["acb"], powers: Sequence[int], w: "acb") -> Tuple["acb", "acb"]:
-    """(f(w), f'(w)) for f(w) = sum_i c_i w^{n_i} (n_i increasing: each power of w from
-    the one before)."""
-    value, slope = cs[0] * w ** powers[0], acb(0)
+    """(f(w), f'(w)) for f(w) = sum_i c_i w^{n_i}, 0 = n_0 < n_1 < ... (a lattice's
+    powers: each power of w from the one before)."""
+    value, slope = cs[0], acb(0)
     low, m = acb(1), 0          # low = w^m
     for c, n in zip(cs[1:], powers[1:]):
         low *= w ** (n - 1 - m) if n - 1 > m else 1
