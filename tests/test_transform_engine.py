@@ -10,7 +10,6 @@ the quadrature engine's two-step integral where both run."""
 from __future__ import annotations
 
 import math
-
 from fractions import Fraction as F
 
 import pytest
@@ -19,7 +18,7 @@ from mpmath import mp
 import refacct
 from conftest import StoredBracket, balle_wang
 from refacct import Gaussian, Laplace, Mixture, Pair
-from refacct.engines.arb import acb, arb, power_log
+from refacct.engines.arb import acb, arb, flint, floor_mid, power_log
 from refacct.errors import InputError
 from refacct.mechanisms import build, gaussian
 
@@ -336,17 +335,13 @@ def test_a_grid_whose_sum_is_lost_decides_nothing_and_is_no_input_error(monkeypa
     assert not isinstance(raised.value, ValueError)
 
 
-
 @pytest.mark.parametrize("q", [F(15, 4), F(-15, 4), F(0), F(-1, 3), F(5), F(-5),
                                F(2 ** 70) + F(1, 7)])
 def test_floor_mid_is_the_floor_of_the_exact_midpoint(q):
     """``floor_mid`` (node counts and digits) against Python's floor of the rational (at
     400 bits the midpoint keeps its fraction; the floors fit the default precision); a
     NaN ball is a numerical failure (ArithmeticError), never a count."""
-    from flint import ctx
-
-    from refacct.engines.arb import floor_mid
-    with ctx.workprec(400):
+    with flint.ctx.workprec(400):
         x = arb(q.numerator) / q.denominator
     assert floor_mid(x) == math.floor(q)
     with pytest.raises(ArithmeticError):
