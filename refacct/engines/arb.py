@@ -161,13 +161,13 @@ def arb_mid_rad(x: "arb") -> Tuple[mpmath.mpf, mpmath.mpf]:
     return _mpf_exact(m, e), _mpf_exact(r, e)
 
 
-
 def floor_mid(x: "arb") -> int:
     """floor of the midpoint of a finite ball, as an int: for counts and digits that steer
     a computation, never for a bound.  Arb's own floor where it is exact (the hot path:
     the quadratures' node counts), else through an exact mpf."""
     exact = x.mid().floor().unique_fmpz()
     return int(exact) if exact is not None else int(mpmath.floor(arb_mid_rad(x)[0]))
+
 
 def dyadic_mpf(q: Fraction) -> mpmath.mpf:
     """A dyadic rational (denominator a power of 2) as an exact mpf."""
