@@ -22,7 +22,7 @@ before they are made (``engines.memory``: FLINT aborts the process when it runs 
 from __future__ import annotations
 
 from math import isqrt
-from typing import List, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from flint import acb_mat
 
@@ -73,15 +73,18 @@ class Line:
         docstring."""
         it = acb(0, h)
         ball = self._ball()
+        # terms below the floor widen each value by at most error / 16 (``Powers.sums``)
+        floor = self.error / (16 * max(len(self.weights), 1))
         return [m + ball for m in power_sums(self.weights, [it * u for u in self.phases],
-                                             first, stop)]
+                                             first, stop, floor)]
 
 
-def power_sums(weights: Sequence["acb"], rates: Sequence["acb"], first: int, stop: int
-               ) -> List["acb"]:
+def power_sums(weights: Sequence["acb"], rates: Sequence["acb"], first: int, stop: int,
+               floor: Optional["arb"] = None) -> List["acb"]:
     """sum_k g_k e^{n a_k} for n = first .. stop - 1 (``weights`` g_k, ``rates`` a_k): with
-    n = first + r B + s, the product X[r, k] Y[k, s] of the module docstring."""
-    return Powers(rates, first, stop).sums(weights)
+    n = first + r B + s, the product X[r, k] Y[k, s] of the module docstring; terms below
+    ``floor`` as balls (``Powers.sums``)."""
+    return Powers(rates, first, stop).sums(weights, floor)
 
 
 def _progression(rates: Sequence["acb"], start: int, step: int, count: int
@@ -118,16 +121,81 @@ class Powers:
         self.blocks = -(-self.count // self.width)                        # rows of X
         k = len(rates)
         # the rows and Y, then at each sum the weighted rows, X and the product
-        memory.check(3 * self.blocks * k + 2 * k * self.width + self.count, flint.ctx.prec,
+        memory.check(3 * self.blocks * k + 3 * k * self.width + self.count, flint.ctx.prec,
                      f"the sums of {k} nodes' powers at {self.count} points")
         self.rows = _progression(rates, first, self.width, self.blocks) if self.count else []
         ys = _progression(rates, 0, 1, self.width)
-        self.y = acb_mat(k, self.width, [ys[s][j] for j in range(k) for s in range(self.width)])
+        self.ys = [[ys[s][j] for s in range(self.width)] for j in range(k)]
+        # |e^{s a_k}| <= 1 for s >= 0: a node's terms shrink along its row
+        self.contracting = [bool(a.real <= 0) for a in rates]
+        self._whole: Optional["acb_mat"] = None   # Y of every node in order, made once
 
-    def sums(self, weights: Sequence["acb"]) -> List["acb"]:
-        """sum_k g_k e^{n a_k} for the range made, ``weights`` g_k."""
+    def sums(self, weights: Sequence["acb"], floor: Optional["arb"] = None) -> List["acb"]:
+        """sum_k g_k e^{n a_k} for the range made, ``weights`` g_k.
+
+        With a ``floor`` > 0, a node whose term at the first n of a row of X is at most
+        ``floor`` and whose rate has Re a_k <= 0 has every later term at most ``floor``
+        (|g_k e^{(n + s) a_k}| <= |g_k e^{n a_k}|): it leaves the products from that row
+        on, and each sum there widens by ``floor`` for each node left.  The nodes are taken
+        in the order in which they leave, so each group of rows multiplies a prefix of
+        them, a new group where the prefix has halved: where the rates' real parts differ
+        (a line off the real axis) most nodes leave early, and Arb's block product,
+        whose cost grows with the spread of exponents in its rows, multiplies only the
+        rest (three steps of truncated Poisson sampling under zero-out: 7.7 s to about
+        1 s for 932 nodes at 132 328 points)."""
         if not self.count:
             return []
-        xs = [g * x for row in self.rows for g, x in zip(weights, row)]
-        product = acb_mat(self.blocks, len(weights), xs) * self.y
-        return [product[n // self.width, n % self.width] for n in range(self.count)]
+        xs = [[g * x for g, x in zip(weights, row)] for row in self.rows]
+        order, stays = self._order(xs, floor)
+        out: List["acb"] = []
+        r = 0
+        while r < self.blocks:
+            m = stays[r]
+            end = r + 1
+            while end < self.blocks and 2 * stays[end] > m:
+                end += 1
+            out += self._group(xs[r:end], order[:m], len(weights) - m, floor)
+            r = end
+        return out[:self.count]
+
+    def _order(self, xs: List[List["acb"]], floor: Optional["arb"]
+               ) -> Tuple[List[int], List[int]]:
+        """The nodes in the order in which they leave (last first) and, for each row of
+        X, how many of them stay in its product."""
+        k = len(self.contracting)
+        if floor is None or not floor > 0:
+            return list(range(k)), [k] * self.blocks
+        leaves = []
+        for j in range(k):
+            row = self.blocks
+            if self.contracting[j]:
+                while row and abs(xs[row - 1][j]) <= floor:
+                    row -= 1
+            leaves.append(row)
+        order = sorted(range(k), key=lambda j: -leaves[j])
+        return order, [sum(1 for j in leaves if j > r) for r in range(self.blocks)]
+
+    def _group(self, rows: List[List["acb"]], nodes: List[int], left: int,
+               floor: Optional["arb"]) -> List["acb"]:
+        """The sums of a group of rows from the product of their ``nodes``, widened by
+        ``left`` times ``floor`` (the nodes left out)."""
+        if nodes:
+            x = acb_mat(len(rows), len(nodes), [row[j] for row in rows for j in nodes])
+            product = x * self._y(nodes)
+            sums = [product[i, s] for i in range(len(rows)) for s in range(self.width)]
+        else:
+            sums = [acb(0)] * (len(rows) * self.width)
+        if not left:
+            return sums
+        rad = (left * floor).upper()
+        ball = acb(arb(0, rad), arb(0, rad))
+        return [v + ball for v in sums]
+
+    def _y(self, nodes: List[int]) -> "acb_mat":
+        """Y's rows of ``nodes``: every node in order (no floor) is made once for every
+        weight vector."""
+        if nodes != list(range(len(self.ys))):
+            return acb_mat(len(nodes), self.width, [v for j in nodes for v in self.ys[j]])
+        if self._whole is None:
+            self._whole = acb_mat(len(nodes), self.width, [v for row in self.ys for v in row])
+        return self._whole
