@@ -81,8 +81,9 @@ The rule counts the one-step factors of the largest term (its *compositions*):
   zero-out and replace-one (delta(1), eps(1e-5), eps(1e-100); at 20 to 100 steps below
   one use the bracket gave 2 to 5 digits in 9 to 117 s); since, at three steps (n 100,
   p 1/20, delta(1), 20 digits) 23 to 24 digits in 11 to 19 s under zero-out,
-  substitution and replace-one, where the nested quadrature, their fallback, took more
-  than a minute, and out of reach in 2 s under remove and add-remove (the remove
+  substitution and replace-one (5 to 7 s since the grid's sums leave out the nodes below
+  their floor, ``contour.Powers.sums``), where the nested quadrature, their fallback, took
+  more than a minute, and out of reach in 2 s under remove and add-remove (the remove
   direction needs t to about 6e6);
 * self-compositions of a Laplace shift take the transform below ``LAPLACE_MAX_STEPS`` too
   once 50 steps leave the atoms (e0 = 1: 200 steps; milliseconds where the T-fold law's
