@@ -24,7 +24,7 @@ import mpmath
 from mpmath import mp
 
 from ..arb import acb, arb, arb_mid_rad, flint, to_arb
-from .inversion import _argmin, _upper_c, log_k
+from .inversion import STEER_PREC, _argmin, _upper_c, log_k
 
 __all__ = ["delta_ceiling", "epsilon_ceiling"]
 
@@ -55,10 +55,10 @@ def epsilon_ceiling(loss, delta: Fraction) -> Optional["arb"]:
 
 
 def _at_best(f, loss, finish) -> Optional["arb"]:
-    """finish(f(c)) at PREC bits, rounded up, at the c that minimises f (steered at 80 bits
-    by ``inversion._argmin``; +inf where f is not finite)."""
+    """finish(f(c)) at PREC bits, rounded up, at the c that minimises f (steered at
+    ``inversion.STEER_PREC`` bits by ``inversion._argmin``; +inf where f is not finite)."""
     def steer(c: Fraction) -> mpmath.mpf:
-        with flint.ctx.workprec(80):
+        with flint.ctx.workprec(STEER_PREC):
             v = f(c)
             return arb_mid_rad(v)[0] if v.is_finite() else mp.inf
     best = _argmin(steer, Fraction(1, 10 ** 6), _upper_c(loss), steps=16)
